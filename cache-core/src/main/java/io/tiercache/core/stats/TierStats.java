@@ -1,0 +1,56 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.core.stats;
+
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
+
+/**
+ * Statistics of one tier, on HBase's {@link CacheStats} so that RegionServer metrics, the web UI
+ * and {@code CombinedBlockCache.CombinedCacheStats} read them as they read HBase's own caches.
+ *
+ * <p>On top of HBase's counters a tier reports what it refused and what it passed on:
+ * <ul>
+ *   <li>{@link #failInsert()} (HBase's counter): blocks refused outright, e.g. too large;</li>
+ *   <li>{@link #admissionRejected()}: new blocks the admission filter kept out because the block
+ *       they would displace is used more often (they are still handed to the next tier);</li>
+ *   <li>{@link #handedOff()}: evicted blocks given to the next tier instead of being lost.</li>
+ * </ul>
+ *
+ * <p>Concurrency: every counter is a {@link LongAdder} or HBase's own thread-safe counter; any
+ * thread may update and read them. No roller thread is started (HBase starts one only when a
+ * period is configured).
+ */
+public class TierStats extends CacheStats {
+  private final LongAdder admissionRejected = new LongAdder();
+  private final LongAdder handedOff = new LongAdder();
+
+  public TierStats(String name) {
+    super(name);
+  }
+
+  /** Counts one new block kept out by the admission filter. */
+  public void admissionReject() {
+    admissionRejected.increment();
+  }
+
+  /** Counts one evicted block handed to the next tier. */
+  public void handOff() {
+    handedOff.increment();
+  }
+
+  public long admissionRejected() {
+    return admissionRejected.sum();
+  }
+
+  public long handedOff() {
+    return handedOff.sum();
+  }
+
+  @Override
+  public String toString() {
+    return super.toString() + ", failedInserts=" + getFailedInserts() + ", admissionRejected="
+        + admissionRejected() + ", handedOff=" + handedOff();
+  }
+}
