@@ -1,0 +1,105 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.lru;
+
+/**
+ * A 4-bit count-min sketch estimating how often each block key was seen recently: the "TinyLFU"
+ * in W-TinyLFU (Einziger, Friedman, Manes, ACM TOS 2017). Caffeine has one, but it is not public
+ * API, so the L1 carries its own.
+ *
+ * <h2>Memory layout</h2>
+ * {@code table} is an array of longs, each holding sixteen 4-bit counters. A key picks one long
+ * per hash function (four of them, depth 4) and, inside each long, one of four counter groups
+ * chosen by its hash; so a key touches four counters in up to four longs:
+ * <pre>
+ *   long = | c15 | c14 | ... | c1 | c0 |      4 bits each
+ *   counter for hash function i = (start + i), start = (hash &amp; 3) * 4
+ * </pre>
+ * The frequency is the minimum of the four counters (saturating at 15).
+ *
+ * <h2>Aging</h2>
+ * After {@code 10 * width} increments every counter is halved, so the sketch follows a changing
+ * workload: a block that was hot an hour ago does not keep out one that is hot now.
+ *
+ * <h2>Concurrency</h2>
+ * Not thread safe: only the policy thread holding the L1's eviction lock calls it.
+ */
+final class FrequencySketch {
+  private static final long[] SEEDS = {
+    0xc3a5c85c97cb3127L, 0xb492b66fbe98f273L, 0x9ae16a3b2f90404fL, 0xcbf29ce484222325L
+  };
+  private static final long HALF_MASK = 0x7777777777777777L;
+
+  private long[] table = new long[0];
+  private int mask;
+  private int sampleSize;
+  private int additions;
+
+  /** Sizes the sketch for about {@code expectedEntries} distinct keys; never shrinks. */
+  void ensureCapacity(long expectedEntries) {
+    int width = (int) Math.min(1 << 30, Long.highestOneBit(Math.max(64, expectedEntries - 1) << 1));
+    if (width <= table.length) {
+      return;
+    }
+    table = new long[width];
+    mask = width - 1;
+    sampleSize = (int) Math.min(Integer.MAX_VALUE, 10L * width);
+    additions = 0;
+  }
+
+  /** Returns the estimated recent frequency of {@code hash}, 0 to 15. */
+  int frequency(int hash) {
+    int h = rehash(hash);
+    int start = (h & 3) << 2;
+    int min = 15;
+    for (int i = 0; i < 4; i++) {
+      int index = indexOf(h, i);
+      int count = (int) ((table[index] >>> ((start + i) << 2)) & 0xfL);
+      min = Math.min(min, count);
+    }
+    return min;
+  }
+
+  /** Counts one more occurrence of {@code hash}. */
+  void increment(int hash) {
+    int h = rehash(hash);
+    int start = (h & 3) << 2;
+    boolean added = false;
+    for (int i = 0; i < 4; i++) {
+      added |= incrementAt(indexOf(h, i), start + i);
+    }
+    if (added && ++additions >= sampleSize) {
+      reset();
+    }
+  }
+
+  private boolean incrementAt(int index, int counter) {
+    int shift = counter << 2;
+    long bits = 0xfL << shift;
+    if ((table[index] & bits) != bits) {
+      table[index] += 1L << shift;
+      return true;
+    }
+    return false;
+  }
+
+  private void reset() {
+    for (int i = 0; i < table.length; i++) {
+      table[i] = (table[i] >>> 1) & HALF_MASK;
+    }
+    additions >>>= 1;
+  }
+
+  private int indexOf(int h, int i) {
+    long hash = (h + SEEDS[i]) * SEEDS[i];
+    hash += hash >>> 32;
+    return ((int) hash) & mask;
+  }
+
+  private static int rehash(int x) {
+    x *= 0x31848bab;
+    x ^= x >>> 14;
+    return x;
+  }
+}

@@ -1,0 +1,492 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.lru;
+
+import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.ref.RefCounts;
+import io.tiercache.core.stats.TierStats;
+import io.tiercache.core.tier.CacheTier;
+import io.tiercache.core.tier.TierBlock;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.apache.hadoop.hbase.io.hfile.FirstLevelBlockCache;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * TierCache's on-heap L1: an HBase {@link FirstLevelBlockCache} with a W-TinyLFU policy that keeps
+ * HBase's single-access, multi-access and in-memory priorities.
+ *
+ * <p>Load it on its own with a {@code Configuration} (HBase's {@code hfile.block.cache.*} and
+ * {@code hbase.lru.*} keys, see {@code docs/configuration.md}), or build one with
+ * {@link #builder()}. HBase's {@code HeapMemoryManager} resizes it through {@link #setMaxSize}.
+ *
+ * <h2>Implementation notes</h2>
+ * <b>Index.</b> A {@link ConcurrentHashMap} from key to {@link Node}; a hit is a lock-free map
+ * lookup plus a {@link RefCounts#tryRetain retain}. The access is recorded in a lossy striped
+ * {@link ReadBuffer} and applied to the policy later by whichever thread holds the eviction lock
+ * (a hit only {@code tryLock}s when its stripe is full, and never waits).
+ *
+ * <p><b>Writes.</b> Inserts, explicit evictions and resizes take the eviction lock, update the
+ * map, the {@link Policy} and the {@link FileRegistry} together, and collect the blocks evicted
+ * for capacity. After unlocking, each such block is handed to the victim cache (if set) and then
+ * released; a block copied on heap at insert is never shared with the caller.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>At every lock release, the map, the policy queues and the file registry hold the same
+ *       blocks, and the policy's weight is at most the maximum size.</li>
+ *   <li>Every block in the map holds exactly one reference owned by this cache, released once
+ *       when it leaves the map (after the victim hand-off for capacity evictions).</li>
+ *   <li>{@link #getBlock} returns a block only after retaining it for the caller; a block freed
+ *       by a concurrent eviction is reported as a miss.</li>
+ * </ul>
+ *
+ * <h2>Concurrency</h2>
+ * Any thread may call any method. {@code evictionLock} guards the map's mutations, the policy
+ * and the registry; reads of the map are lock free. The victim cache is called without the lock.
+ */
+public final class LruTier implements FirstLevelBlockCache, CacheTier {
+  private static final Logger LOG = LoggerFactory.getLogger(LruTier.class);
+
+  private final ConcurrentHashMap<BlockCacheKey, Node> map;
+  private final ReentrantLock evictionLock = new ReentrantLock();
+  private final ReadBuffer<Node> readBuffer = new ReadBuffer<>();
+  private final FileRegistry files = new FileRegistry();
+  private final TierStats stats;
+  private final Policy policy; // guarded by evictionLock
+  private final LruConfig config;
+  private final String name;
+
+  private volatile BlockCache victimCache;
+  private volatile boolean shutdown;
+  // Written under evictionLock, read without it.
+  private volatile long maxSize;
+  private volatile long weight;
+  private volatile long blockCount;
+  private volatile long dataWeight;
+  private volatile long dataBlockCount;
+
+  /**
+   * Builds an L1 from HBase configuration keys; the constructor HBase and the combined cache use.
+   *
+   * @throws io.tiercache.core.config.SettingException naming the key of an invalid value
+   */
+  public LruTier(Configuration conf) {
+    this(LruConfig.from(conf), "L1");
+    LOG.info("TierCache L1 started: {}", CacheSettings.describe(conf, LruConfig.SETTINGS));
+  }
+
+  LruTier(LruConfig config, String name) {
+    this.config = config;
+    this.name = name;
+    this.stats = new TierStats(name);
+    this.maxSize = config.maxSize;
+    this.policy = new Policy(config, stats);
+    this.map = new ConcurrentHashMap<>(
+        (int) Math.min(1 << 20, Math.max(16, config.maxSize / config.blockSizeHint)));
+  }
+
+  /** Returns a builder for an L1 configured in code rather than by configuration keys. */
+  public static LruTierBuilder builder() {
+    return new LruTierBuilder();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Hot path
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Returns the cached block with one reference taken for the caller, who must
+   * {@code release()} it; the block stays valid until then even if it is evicted meanwhile.
+   * On a miss, asks the victim cache (if set, and if this is not a repeated lookup) and, when
+   * {@code caching}, promotes what it finds into this tier.
+   */
+  @Override
+  public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    Node node = map.get(key);
+    if (node != null && RefCounts.tryRetain(node.block)) {
+      if (updateCacheMetrics) {
+        stats.hit(caching, key.isPrimary(), key.getBlockType());
+      }
+      recordAccess(node);
+      return node.block;
+    }
+    if (!repeat && updateCacheMetrics) {
+      stats.miss(caching, key.isPrimary(), key.getBlockType());
+    }
+    BlockCache victim = victimCache;
+    if (victim == null || repeat) {
+      return null;
+    }
+    Cacheable fromVictim = victim.getBlock(key, caching, repeat, updateCacheMetrics);
+    if (fromVictim != null && caching) {
+      cacheBlock(key, fromVictim, false);
+    }
+    return fromVictim;
+  }
+
+  private void recordAccess(Node node) {
+    if (readBuffer.offer(node) == ReadBuffer.FULL && evictionLock.tryLock()) {
+      try {
+        drainReads();
+      } finally {
+        evictionLock.unlock();
+      }
+    }
+  }
+
+  private void drainReads() {
+    readBuffer.drainTo(policy::onAccess);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writes
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf) {
+    cacheBlock(key, buf, false);
+  }
+
+  /**
+   * Caches {@code buf} under {@code key}. The caller keeps its own reference: this tier either
+   * retains {@code buf} (heap blocks) or keeps a heap copy (blocks in shared memory). Blocks
+   * larger than {@code hbase.lru.max.block.size} are refused and counted as failed inserts.
+   * In-memory blocks and index/bloom blocks get the in-memory priority.
+   */
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+    if (shutdown) {
+      return;
+    }
+    if (buf.heapSize() > config.maxBlockSize) {
+      if (stats.failInsert() % 50 == 1) {
+        LOG.warn("{}: refused block {} of {} bytes, over {} ({} refused so far)", name, key,
+            buf.heapSize(), CacheSettings.L1_MAX_BLOCK_SIZE.key(), stats.getFailedInserts());
+      }
+      return;
+    }
+    if (map.containsKey(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf)) {
+      return;
+    }
+    boolean meta = isMetaBlock(buf.getBlockType());
+    Node node = new Node(key, RefCounts.ownOnHeap(buf), !meta,
+        inMemory || meta ? Node.MEMORY : Node.WINDOW);
+    if (node.weight > maxSize) {
+      stats.failInsert();
+      node.block.release();
+      return;
+    }
+    List<Node> evicted = new ArrayList<>(2);
+    Node replaced = null;
+    boolean accepted = false;
+    evictionLock.lock();
+    try {
+      if (!shutdown) {
+        accepted = true;
+        drainReads();
+        replaced = map.put(key, node);
+        if (replaced != null) {
+          policy.remove(replaced);
+        } else {
+          files.add(key.getHfileName(), key.getOffset());
+        }
+        policy.add(node, evicted);
+        for (Node n : evicted) {
+          removeFromIndex(n);
+        }
+        publishSizes();
+      }
+    } finally {
+      evictionLock.unlock();
+    }
+    if (!accepted) {
+      node.block.release();
+      return;
+    }
+    if (replaced != null) {
+      replaced.block.release();
+    }
+    handOff(evicted);
+  }
+
+  /** Removes an evicted node from the map and the registry; caller holds the lock. */
+  private void removeFromIndex(Node n) {
+    map.remove(n.key, n);
+    files.remove(n.key.getHfileName(), n.key.getOffset());
+  }
+
+  /** Gives capacity victims to the victim cache, then drops this tier's reference. */
+  private void handOff(List<Node> evicted) {
+    if (evicted.isEmpty()) {
+      return;
+    }
+    stats.evict();
+    BlockCache victim = victimCache;
+    for (Node n : evicted) {
+      stats.evicted(n.cachedTimeNanos, n.key.isPrimary());
+      if (victim != null) {
+        victim.cacheBlock(n.key, n.block, n.queue == Node.MEMORY || !n.data);
+        stats.handOff();
+      }
+      n.block.release();
+    }
+  }
+
+  private void publishSizes() {
+    weight = policy.weight();
+    blockCount = policy.count();
+    dataWeight = policy.dataWeight();
+    dataBlockCount = policy.dataCount();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Explicit eviction, resize, shutdown
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public boolean evictBlock(BlockCacheKey key) {
+    Node removed;
+    evictionLock.lock();
+    try {
+      removed = removeExplicitly(key);
+      publishSizes();
+    } finally {
+      evictionLock.unlock();
+    }
+    if (removed == null) {
+      return false;
+    }
+    removed.block.release();
+    return true;
+  }
+
+  private Node removeExplicitly(BlockCacheKey key) {
+    Node n = map.remove(key);
+    if (n != null) {
+      policy.remove(n);
+      files.remove(n.key.getHfileName(), n.key.getOffset());
+    }
+    return n;
+  }
+
+  /** Evicts every block of {@code hfileName}; costs O(blocks of that file). */
+  @Override
+  public int evictBlocksByHfileName(String hfileName) {
+    long[] offsets = files.offsets(hfileName);
+    if (offsets.length == 0) {
+      return 0;
+    }
+    List<Node> removed = new ArrayList<>(offsets.length);
+    evictionLock.lock();
+    try {
+      for (long offset : offsets) {
+        Node n = removeExplicitly(new BlockCacheKey(hfileName, offset));
+        if (n != null) {
+          removed.add(n);
+        }
+      }
+      publishSizes();
+    } finally {
+      evictionLock.unlock();
+    }
+    for (Node n : removed) {
+      n.block.release();
+    }
+    return removed.size();
+  }
+
+  /**
+   * Changes the maximum size (HBase's {@code HeapMemoryManager} calls this). Shrinking evicts
+   * down to the new size at once, handing victims to the victim cache.
+   */
+  @Override
+  public void setMaxSize(long size) {
+    if (size <= 0) {
+      throw new IllegalArgumentException(name + ": max size must be positive, got " + size);
+    }
+    List<Node> evicted = new ArrayList<>();
+    evictionLock.lock();
+    try {
+      maxSize = size;
+      policy.setMaximum(size);
+      policy.evict(evicted);
+      for (Node n : evicted) {
+        removeFromIndex(n);
+      }
+      publishSizes();
+    } finally {
+      evictionLock.unlock();
+    }
+    handOff(evicted);
+  }
+
+  @Override
+  public void setVictimCache(BlockCache victimCache) {
+    if (this.victimCache != null) {
+      throw new IllegalArgumentException(name + ": the victim cache has already been set");
+    }
+    this.victimCache = Objects.requireNonNull(victimCache);
+  }
+
+  /**
+   * Drops every block and refuses new ones. Safe to call more than once (HBase does). The victim
+   * cache is not shut down here: its owner shuts it down.
+   */
+  @Override
+  public void shutdown() {
+    List<Node> all;
+    evictionLock.lock();
+    try {
+      if (shutdown) {
+        return;
+      }
+      shutdown = true;
+      drainReads();
+      all = new ArrayList<>(map.values());
+      for (Node n : all) {
+        removeExplicitly(n.key);
+      }
+      publishSizes();
+    } finally {
+      evictionLock.unlock();
+    }
+    for (Node n : all) {
+      n.block.release();
+    }
+    LOG.info("{} shut down: {}", name, stats);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Sizes, stats, iteration
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public boolean containsBlock(BlockCacheKey key) {
+    return map.containsKey(key);
+  }
+
+  @Override
+  public TierStats getStats() {
+    return stats;
+  }
+
+  /** HBase's convention: the capacity. */
+  @Override
+  public long size() {
+    return maxSize;
+  }
+
+  @Override
+  public long getMaxSize() {
+    return maxSize;
+  }
+
+  @Override
+  public long getFreeSize() {
+    return Math.max(0, maxSize - weight);
+  }
+
+  /** Heap bytes held: blocks, keys and per-block overhead. */
+  @Override
+  public long getCurrentSize() {
+    return weight;
+  }
+
+  @Override
+  public long heapSize() {
+    return weight;
+  }
+
+  @Override
+  public long getCurrentDataSize() {
+    return dataWeight;
+  }
+
+  @Override
+  public long getBlockCount() {
+    return blockCount;
+  }
+
+  @Override
+  public long getDataBlockCount() {
+    return dataBlockCount;
+  }
+
+  /** A weakly consistent view of the cached blocks, for the RegionServer web UI. */
+  @Override
+  public Iterator<CachedBlock> iterator() {
+    Iterator<Node> nodes = map.values().iterator();
+    return new Iterator<CachedBlock>() {
+      @Override
+      public boolean hasNext() {
+        return nodes.hasNext();
+      }
+
+      @Override
+      public CachedBlock next() {
+        Node n = nodes.next();
+        return new TierBlock(n.key.getHfileName(), n.key.getOffset(), n.block.getBlockType(),
+            n.priority(), n.block.heapSize(), n.cachedTimeNanos);
+      }
+    };
+  }
+
+  /** A single tier has no sub-caches; HBase expects null here from a leaf cache. */
+  @Override
+  public BlockCache[] getBlockCaches() {
+    return null;
+  }
+
+  @Override
+  public void checkInvariants() {
+    evictionLock.lock();
+    try {
+      drainReads();
+      policy.checkInvariants(map.size());
+      if (files.blockCount() != map.size()) {
+        throw new IllegalStateException(
+            "file registry holds " + files.blockCount() + " blocks, index " + map.size());
+      }
+      if (weight != policy.weight() || blockCount != map.size()) {
+        throw new IllegalStateException("published sizes " + weight + "B/" + blockCount
+            + " differ from policy " + policy.weight() + "B/" + policy.count());
+      }
+      for (Node n : map.values()) {
+        // Heap (exclusive-memory) HFileBlocks are not reference counted: refCnt() is always 0.
+        boolean counted = !(n.block instanceof HFileBlock) || ((HFileBlock) n.block).isSharedMem();
+        if (counted && n.block.refCnt() < 1) {
+          throw new IllegalStateException("cached block " + n.key + " has refCnt "
+              + n.block.refCnt());
+        }
+      }
+    } finally {
+      evictionLock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + "[" + config + ", blocks=" + blockCount + ", weight=" + weight + "]";
+  }
+}

@@ -1,0 +1,60 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.lru;
+
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockPriority;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.util.ClassSize;
+
+/**
+ * One cached block in the L1: the block, its weight, and its place in the policy's queues.
+ *
+ * <p>Immutable fields are set at insert. {@code queue}, {@code prev} and {@code next} are guarded
+ * by the L1's eviction lock; {@code queue} is volatile so that the web UI iterator may read the
+ * priority without the lock.
+ */
+final class Node {
+  static final byte WINDOW = 0;
+  static final byte PROBATION = 1;
+  static final byte PROTECTED = 2;
+  static final byte MEMORY = 3;
+  static final byte REMOVED = 4;
+
+  /** Heap cost of a node and its map entry, on top of the block and the key. */
+  static final long OVERHEAD = ClassSize.align(ClassSize.OBJECT + 4 * ClassSize.REFERENCE
+      + 2 * Long.BYTES + Integer.BYTES + 2) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
+
+  final BlockCacheKey key;
+  final Cacheable block;
+  final long weight;
+  final int hash;
+  final boolean data;
+  final long cachedTimeNanos;
+
+  volatile byte queue;
+  Node prev;
+  Node next;
+
+  Node(BlockCacheKey key, Cacheable block, boolean data, byte queue) {
+    this.key = key;
+    this.block = block;
+    this.weight = block.heapSize() + key.heapSize() + OVERHEAD;
+    this.hash = key.hashCode();
+    this.data = data;
+    this.cachedTimeNanos = System.nanoTime();
+    this.queue = queue;
+  }
+
+  BlockPriority priority() {
+    switch (queue) {
+      case PROTECTED:
+        return BlockPriority.MULTI;
+      case MEMORY:
+        return BlockPriority.MEMORY;
+      default:
+        return BlockPriority.SINGLE;
+    }
+  }
+}

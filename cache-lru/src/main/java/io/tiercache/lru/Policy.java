@@ -1,0 +1,266 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.lru;
+
+import io.tiercache.core.stats.TierStats;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The L1's replacement policy: W-TinyLFU laid over HBase's three priorities.
+ *
+ * <h2>Queues</h2>
+ * <pre>
+ *   new block ──► WINDOW ──(overflow: frequency duel)──► PROBATION ──(hit)──► PROTECTED
+ *                  LRU                                      LRU      ◄─(demote)─   LRU
+ *   in-memory or meta block ──► MEMORY (LRU)
+ * </pre>
+ * HBase's single-access share is WINDOW + PROBATION, its multi-access share is PROTECTED, its
+ * in-memory share is MEMORY. A share is a target, not a reservation: space another share does not
+ * use is free for all, and shares are enforced only when the cache is full.
+ *
+ * <h2>Eviction</h2>
+ * While the total weight exceeds the maximum, the share most over its target gives way:
+ * <ul>
+ *   <li>MEMORY evicts its least recently used block (with in-memory force mode, only once the
+ *       other shares are empty);</li>
+ *   <li>PROTECTED demotes its least recently used block to PROBATION (a second chance, as in a
+ *       segmented LRU), which moves the pressure to the single share;</li>
+ *   <li>the single share runs the TinyLFU duel: the window's oldest block (the candidate) is
+ *       admitted to PROBATION only if the sketch says it is used more often than PROBATION's
+ *       oldest block (the victim), which is then evicted; otherwise the candidate is evicted.
+ *       A one-pass scan therefore washes through the window without displacing blocks that are
+ *       read again and again.</li>
+ * </ul>
+ * Every step evicts or moves one block, so an insert does work proportional to the blocks it
+ * displaces; nothing scans the cache.
+ *
+ * <h2>Concurrency</h2>
+ * Not thread safe: every method is called with the L1's eviction lock held.
+ */
+final class Policy {
+  private final NodeDeque window = new NodeDeque();
+  private final NodeDeque probation = new NodeDeque();
+  private final NodeDeque protectedQ = new NodeDeque();
+  private final NodeDeque memory = new NodeDeque();
+  private final FrequencySketch sketch = new FrequencySketch();
+  private final SplittableRandom random = new SplittableRandom(0x5eedL);
+  private final LruConfig config;
+  private final TierStats stats;
+
+  private long maxWeight;
+  private long windowTarget;
+  private long singleTarget;
+  private long multiTarget;
+  private long memoryTarget;
+  private long dataWeight;
+  private long dataCount;
+
+  Policy(LruConfig config, TierStats stats) {
+    this.config = config;
+    this.stats = stats;
+    setMaximum(config.maxSize);
+  }
+
+  void setMaximum(long max) {
+    maxWeight = max;
+    singleTarget = (long) (max * config.singleShare);
+    multiTarget = (long) (max * config.multiShare);
+    memoryTarget = max - singleTarget - multiTarget;
+    windowTarget = (long) (max * config.windowShare);
+    sketch.ensureCapacity(max / config.blockSizeHint);
+  }
+
+  long maximum() {
+    return maxWeight;
+  }
+
+  long weight() {
+    return window.weight() + probation.weight() + protectedQ.weight() + memory.weight();
+  }
+
+  long count() {
+    return window.count() + probation.count() + protectedQ.count() + memory.count();
+  }
+
+  long dataWeight() {
+    return dataWeight;
+  }
+
+  long dataCount() {
+    return dataCount;
+  }
+
+  /** Adds a new node and evicts as needed; evicted nodes are appended to {@code evicted}. */
+  void add(Node n, List<Node> evicted) {
+    sketch.increment(n.hash);
+    queueOf(n.queue).addLast(n);
+    if (n.data) {
+      dataWeight += n.weight;
+      dataCount++;
+    }
+    evict(evicted);
+  }
+
+  /** Removes a node that left the cache for a reason other than capacity. */
+  void remove(Node n) {
+    unlink(n);
+  }
+
+  /** Records a hit on {@code n}, drained from the read buffer. */
+  void onAccess(Node n) {
+    byte q = n.queue;
+    if (q == Node.REMOVED) {
+      return;
+    }
+    sketch.increment(n.hash);
+    if (q == Node.PROBATION) {
+      probation.remove(n);
+      n.queue = Node.PROTECTED;
+      protectedQ.addLast(n);
+    } else {
+      queueOf(q).moveToLast(n);
+    }
+  }
+
+  /** Evicts until the total weight fits the maximum; evicted nodes go to {@code evicted}. */
+  void evict(List<Node> evicted) {
+    Node admitted = null;
+    while (weight() > maxWeight) {
+      byte share = shareToShrink();
+      if (share == Node.MEMORY) {
+        evicted.add(unlink(memory.first()));
+      } else if (share == Node.PROTECTED) {
+        Node n = protectedQ.first();
+        protectedQ.remove(n);
+        n.queue = Node.PROBATION;
+        probation.addLast(n);
+      } else {
+        admitted = shrinkSingle(admitted, evicted);
+      }
+    }
+    while (window.weight() > windowTarget && window.count() > 1) {
+      Node n = window.first();
+      window.remove(n);
+      n.queue = Node.PROBATION;
+      probation.addLast(n);
+    }
+  }
+
+  /**
+   * One eviction from the single share. {@code admitted} is the candidate that won the previous
+   * duel in this eviction run: it keeps dueling, so a large candidate cannot displace several
+   * older blocks unopposed.
+   */
+  private Node shrinkSingle(Node admitted, List<Node> evicted) {
+    Node victim = probation.first();
+    Node candidate = null;
+    if (!window.isEmpty() && (window.weight() > windowTarget || victim == null)) {
+      candidate = window.first();
+    } else if (admitted != null && admitted.queue == Node.PROBATION) {
+      candidate = admitted;
+    }
+    if (victim == null || candidate == null || candidate == victim) {
+      evicted.add(unlink(victim != null ? victim : window.first()));
+      return null;
+    }
+    if (admit(candidate, victim)) {
+      evicted.add(unlink(victim));
+      if (candidate.queue == Node.WINDOW) {
+        window.remove(candidate);
+        candidate.queue = Node.PROBATION;
+        probation.addLast(candidate);
+      }
+      return candidate;
+    }
+    stats.admissionReject();
+    evicted.add(unlink(candidate));
+    return null;
+  }
+
+  private boolean admit(Node candidate, Node victim) {
+    int c = sketch.frequency(candidate.hash);
+    int v = sketch.frequency(victim.hash);
+    if (c > v) {
+      return true;
+    }
+    if (c <= 5) {
+      return false;
+    }
+    // Both warm and the candidate no hotter: admit now and then, so that an attacker who makes
+    // one victim look hot through hash collisions cannot freeze the probation queue.
+    return (random.nextInt() & 127) == 0;
+  }
+
+  /** The share to shrink: the one most over its target, skipping empty ones. */
+  private byte shareToShrink() {
+    long single = window.weight() + probation.weight();
+    long over = Long.MIN_VALUE;
+    byte share = Node.WINDOW;
+    if (single > 0) {
+      over = single - singleTarget;
+    }
+    if (!protectedQ.isEmpty() && protectedQ.weight() - multiTarget > over) {
+      over = protectedQ.weight() - multiTarget;
+      share = Node.PROTECTED;
+    }
+    boolean othersEmpty = single == 0 && protectedQ.isEmpty();
+    if (!memory.isEmpty() && (othersEmpty
+        || (!config.forceInMemory && memory.weight() - memoryTarget > over))) {
+      share = Node.MEMORY;
+    }
+    return share;
+  }
+
+  private Node unlink(Node n) {
+    queueOf(n.queue).remove(n);
+    n.queue = Node.REMOVED;
+    if (n.data) {
+      dataWeight -= n.weight;
+      dataCount--;
+    }
+    return n;
+  }
+
+  private NodeDeque queueOf(byte q) {
+    switch (q) {
+      case Node.WINDOW:
+        return window;
+      case Node.PROBATION:
+        return probation;
+      case Node.PROTECTED:
+        return protectedQ;
+      case Node.MEMORY:
+        return memory;
+      default:
+        throw new IllegalStateException("node is not in any queue");
+    }
+  }
+
+  /** Recounts every queue; throws naming the first mismatch. */
+  void checkInvariants(long mapSize) {
+    long w = 0;
+    long c = 0;
+    NodeDeque[] queues = {window, probation, protectedQ, memory};
+    String[] names = {"window", "probation", "protected", "memory"};
+    for (int i = 0; i < queues.length; i++) {
+      long[] real = queues[i].recount();
+      if (real[0] != queues[i].weight() || real[1] != queues[i].count()) {
+        throw new IllegalStateException(names[i] + " queue says " + queues[i].weight() + "B/"
+            + queues[i].count() + " blocks, holds " + real[0] + "B/" + real[1]);
+      }
+      w += real[0];
+      c += real[1];
+    }
+    if (c != mapSize) {
+      throw new IllegalStateException("policy holds " + c + " blocks, index " + mapSize);
+    }
+    if (w > maxWeight) {
+      throw new IllegalStateException("weight " + w + " exceeds maximum " + maxWeight);
+    }
+    if (dataWeight < 0 || dataCount < 0 || dataWeight > w || dataCount > c) {
+      throw new IllegalStateException("data accounting off: " + dataWeight + "B/" + dataCount);
+    }
+  }
+}
