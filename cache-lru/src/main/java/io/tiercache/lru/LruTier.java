@@ -473,11 +473,10 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
             + " differ from policy " + policy.weight() + "B/" + policy.count());
       }
       for (Node n : map.values()) {
-        // Heap (exclusive-memory) HFileBlocks are not reference counted: refCnt() is always 0.
-        boolean counted = !(n.block instanceof HFileBlock) || ((HFileBlock) n.block).isSharedMem();
-        if (counted && n.block.refCnt() < 1) {
-          throw new IllegalStateException("cached block " + n.key + " has refCnt "
-              + n.block.refCnt());
+        // Shared-memory blocks are copied at insert: a pooled or off-heap buffer kept here would
+        // pin memory the L1's weight does not count.
+        if (n.block instanceof HFileBlock && ((HFileBlock) n.block).isSharedMem()) {
+          throw new IllegalStateException("L1 holds shared-memory block " + n.key);
         }
       }
     } finally {

@@ -21,7 +21,7 @@ import java.util.SplittableRandom;
  * use is free for all, and shares are enforced only when the cache is full.
  *
  * <h2>Eviction</h2>
- * While the total weight exceeds the maximum, the share most over its target gives way:
+ * While the total weight exceeds the maximum, the shares over their target take turns giving way:
  * <ul>
  *   <li>MEMORY evicts its least recently used block (with in-memory force mode, only once the
  *       other shares are empty);</li>
@@ -49,6 +49,10 @@ final class Policy {
   private final LruConfig config;
   private final TierStats stats;
 
+  /** The shares in turn order: single (window + probation), multi, in-memory. */
+  private static final byte[] SHARES = {Node.WINDOW, Node.PROTECTED, Node.MEMORY};
+
+  private int turn;
   private long maxWeight;
   private long windowTarget;
   private long singleTarget;
@@ -193,24 +197,36 @@ final class Policy {
     return (random.nextInt() & 127) == 0;
   }
 
-  /** The share to shrink: the one most over its target, skipping empty ones. */
+  /**
+   * The share to shrink. Shares over their target take turns, as HBase's LruBlockCache frees
+   * from every over-share bucket: a share over its target converges to it under pressure, while
+   * shares under target are left alone. With in-memory force mode MEMORY takes a turn only when
+   * the other shares are empty. If no share is over target (possible only in force mode), the
+   * fullest non-empty share gives way.
+   */
   private byte shareToShrink() {
     long single = window.weight() + probation.weight();
-    long over = Long.MIN_VALUE;
-    byte share = Node.WINDOW;
-    if (single > 0) {
-      over = single - singleTarget;
-    }
-    if (!protectedQ.isEmpty() && protectedQ.weight() - multiTarget > over) {
-      over = protectedQ.weight() - multiTarget;
-      share = Node.PROTECTED;
-    }
     boolean othersEmpty = single == 0 && protectedQ.isEmpty();
-    if (!memory.isEmpty() && (othersEmpty
-        || (!config.forceInMemory && memory.weight() - memoryTarget > over))) {
-      share = Node.MEMORY;
+    long[] over = {
+      single > 0 ? single - singleTarget : Long.MIN_VALUE,
+      protectedQ.isEmpty() ? Long.MIN_VALUE : protectedQ.weight() - multiTarget,
+      memory.isEmpty() || (config.forceInMemory && !othersEmpty)
+          ? Long.MIN_VALUE : memory.weight() - memoryTarget
+    };
+    for (int i = 0; i < SHARES.length; i++) {
+      int share = (turn + i) % SHARES.length;
+      if (over[share] > 0) {
+        turn = share + 1;
+        return SHARES[share];
+      }
     }
-    return share;
+    int fullest = 0;
+    for (int share = 1; share < SHARES.length; share++) {
+      if (over[share] > over[fullest]) {
+        fullest = share;
+      }
+    }
+    return SHARES[fullest];
   }
 
   private Node unlink(Node n) {

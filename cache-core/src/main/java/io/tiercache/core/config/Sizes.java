@@ -43,7 +43,11 @@ public final class Sizes {
         }
         return (long) value;
       }
-      return Math.multiplyExact(Long.parseLong(s), multiplier);
+      long value = Math.multiplyExact(Long.parseLong(s), multiplier);
+      if (value < 0) {
+        throw new NumberFormatException("not a size: '" + text + "'");
+      }
+      return value;
     } catch (NumberFormatException | ArithmeticException e) {
       throw new NumberFormatException("not a size: '" + text + "'");
     }

@@ -1,0 +1,54 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.lru;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class FrequencySketchTest {
+  @Test
+  void increment_countsUpToFifteenAndSaturates() {
+    FrequencySketch s = new FrequencySketch();
+    s.ensureCapacity(1024);
+    for (int i = 1; i <= 20; i++) {
+      s.increment(42);
+      assertEquals(Math.min(i, 15), s.frequency(42));
+    }
+  }
+
+  @Test
+  void manyKeys_estimatesNeverUnderCount() {
+    FrequencySketch s = new FrequencySketch();
+    s.ensureCapacity(4096);
+    SplittableRandom rnd = new SplittableRandom(7);
+    int[] keys = new int[500];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = rnd.nextInt();
+      for (int j = 0; j <= i % 10; j++) {
+        s.increment(keys[i]);
+      }
+    }
+    for (int i = 0; i < keys.length; i++) {
+      assertTrue(s.frequency(keys[i]) >= i % 10 + 1, "count-min never under-counts");
+    }
+  }
+
+  @Test
+  void sampleSizeReached_halvesCounters() {
+    FrequencySketch s = new FrequencySketch();
+    s.ensureCapacity(64); // width 128 (next power of two above 2x64) -> reset after 1280
+    for (int i = 0; i < 8; i++) {
+      s.increment(1);
+    }
+    assertEquals(8, s.frequency(1));
+    SplittableRandom rnd = new SplittableRandom(11);
+    for (int i = 0; i < 1400; i++) {
+      s.increment(rnd.nextInt());
+    }
+    assertTrue(s.frequency(1) <= 5, "aged count " + s.frequency(1));
+  }
+}
