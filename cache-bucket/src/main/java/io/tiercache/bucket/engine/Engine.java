@@ -1,0 +1,62 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.engine;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The storage behind the L2: a flat address space of {@link #capacity()} bytes that the slab
+ * allocator carves into slabs of {@link #slabSize()} bytes. A block always lies inside one slab,
+ * so no read or write crosses a slab boundary.
+ *
+ * <h2>Zero-copy versus copy</h2>
+ * Memory engines ({@code offheap}, {@code mmap}, {@code pmem}) return {@link #isZeroCopy()} true:
+ * the L2 serves reads from {@link #view}, a buffer over the engine's own memory, and pins the
+ * slot until the reader releases. Other engines ({@code file}, {@code files}) copy with
+ * {@link #read} into a buffer the caller owns.
+ *
+ * <h2>Concurrency</h2>
+ * Implementations are thread safe: concurrent reads and writes of disjoint ranges proceed in
+ * parallel. The L2 never reads a range while it writes it (a slot is published in the index only
+ * after its write completes).
+ */
+public interface Engine extends Closeable {
+  /** Total bytes, a whole number of slabs. */
+  long capacity();
+
+  /** Slab size in bytes; no view, read or write crosses a multiple of it. */
+  int slabSize();
+
+  /** Whether {@link #view} serves reads without copying. */
+  boolean isZeroCopy();
+
+  /** Whether contents survive a restart (file, files, mmap, pmem). */
+  boolean isPersistent();
+
+  /**
+   * A read-only buffer over {@code [offset, offset + length)} of the engine's memory, position 0,
+   * limit {@code length}. Valid until {@link #close()}.
+   *
+   * @throws UnsupportedOperationException if the engine is not zero-copy
+   */
+  ByteBuffer view(long offset, int length);
+
+  /** Copies {@code dst.remaining()} bytes starting at {@code offset} into {@code dst}. */
+  void read(long offset, ByteBuffer dst) throws IOException;
+
+  /** Writes {@code src.remaining()} bytes at {@code offset}. */
+  void write(long offset, ByteBuffer src) throws IOException;
+
+  /** Makes everything written so far durable (no-op for volatile engines). */
+  void sync() throws IOException;
+
+  /** The engine as configured, e.g. {@code offheap} or {@code file:/data/cache.bin}. */
+  String describe();
+
+  /** Releases memory and file handles; safe to call more than once. */
+  @Override
+  void close() throws IOException;
+}
