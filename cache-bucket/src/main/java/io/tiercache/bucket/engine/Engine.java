@@ -21,7 +21,12 @@ import java.nio.ByteBuffer;
  * <h2>Concurrency</h2>
  * Implementations are thread safe: concurrent reads and writes of disjoint ranges proceed in
  * parallel. The L2 never reads a range while it writes it (a slot is published in the index only
- * after its write completes).
+ * after its write completes). {@link #read} and {@link #write} advance the buffer's position.
+ *
+ * <p>{@link #close()} must not run while any other call is in progress or any {@link #view} is
+ * still in use: for memory engines it frees the memory, and a later access would read freed
+ * memory. The L2 closes its engine only after its writers stopped and every pinned read was
+ * released.
  */
 public interface Engine extends Closeable {
   /** Total bytes, a whole number of slabs. */

@@ -21,6 +21,11 @@ import org.apache.hadoop.conf.Configuration;
 public final class CacheSettings {
   private static final List<Setting<?>> ALL = new ArrayList<>();
 
+  /** HBase's default bucket sizes ({@code BucketAllocator.DEFAULT_BUCKET_SIZES}). */
+  private static final int[] HBASE_BUCKET_SIZES = {5 * 1024, 9 * 1024, 17 * 1024, 33 * 1024,
+      41 * 1024, 49 * 1024, 57 * 1024, 65 * 1024, 97 * 1024, 129 * 1024, 193 * 1024, 257 * 1024,
+      385 * 1024, 513 * 1024};
+
   private CacheSettings() {}
 
   private static <T> Setting<T> define(Setting<T> setting) {
@@ -85,6 +90,92 @@ public final class CacheSettings {
       "tiercache.lru.window.percentage", 0.01, 0.0, 0.5,
       "Share of the L1 that admits every new block before the frequency filter decides whether "
           + "it may displace an older single-access block. Must not exceed the single share."));
+
+  // ---------------------------------------------------------------------------------------------
+  // L2 (HBase BucketCache keys, TierCache slab settings)
+  // ---------------------------------------------------------------------------------------------
+
+  /** Where the L2 keeps blocks; HBase's syntax. */
+  public static final Setting<String> L2_IOENGINE = define(Setting.text(
+      "hbase.bucketcache.ioengine", "offheap",
+      "offheap, file:PATH, files:PATH1,PATH2,..., mmap:PATH or pmem:PATH",
+      v -> v.equals("offheap") || v.matches("(file|files|mmap|pmem):.+"),
+      "Storage of the L2: direct memory (offheap), one or more files, a memory-mapped file, or "
+          + "persistent memory (needs the cache-pmem jar)."));
+
+  /** L2 capacity: HBase's megabytes, or a size with a unit. */
+  public static final Setting<Long> L2_SIZE = define(Setting.megabytes(
+      "hbase.bucketcache.size", null, 1L << 20, 1L << 50,
+      "Capacity of the L2. Rounded down to a whole number of slabs (logged at startup)."));
+
+  /** Slot sizes of the L2's size classes. */
+  public static final Setting<int[]> L2_BUCKET_SIZES = define(Setting.custom(
+      "hbase.bucketcache.bucket.sizes", "bytes", HBASE_BUCKET_SIZES.clone(),
+      "a comma-separated, strictly increasing list of multiples of 256, each at most the slab "
+          + "size",
+      CacheSettings::parseIntList, CacheSettings::validBucketSizes, CacheSettings::printIntList,
+      "Slot sizes of the L2's size classes; a block goes to the smallest slot that holds it."));
+
+  /** Writer threads draining the L2's write queues. */
+  public static final Setting<Integer> L2_WRITER_THREADS = define(Setting.integer(
+      "hbase.bucketcache.writer.threads", 3, 1, 64, "threads",
+      "Threads that write queued blocks into the L2, each with its own queue."));
+
+  /** Capacity of each writer's queue. */
+  public static final Setting<Integer> L2_WRITER_QUEUE = define(Setting.integer(
+      "hbase.bucketcache.writer.queuelength", 64, 1, 1 << 20, "blocks",
+      "Blocks each writer's queue holds. When a queue is full the caller writes the block "
+          + "itself: a full queue never drops a block."));
+
+  /** Where the L2's index checkpoint lives (file, files and mmap engines). */
+  public static final Setting<String> L2_PERSISTENT_PATH = define(Setting.text(
+      "hbase.bucketcache.persistent.path", null, "a file path", v -> !v.isEmpty(),
+      "Checkpoint file of the L2's index. When set with a persistent engine, the L2 is warm "
+          + "after a restart."));
+
+  /** How long I/O errors may last before the L2 disables itself. */
+  public static final Setting<Integer> L2_ERRORS_TOLERATED_MS = define(Setting.integer(
+      "hbase.bucketcache.ioengine.errors.tolerated.duration", 60_000, 0, Integer.MAX_VALUE,
+      "milliseconds",
+      "An I/O error fails that one read or write (a miss). Errors that go on longer than this "
+          + "disable the L2, logged once; the RegionServer keeps serving from the L1 and HDFS."));
+
+  /** Size of one slab. */
+  public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(
+      "tiercache.bucket.slab.size", "bytes", 4L << 20,
+      "a power of two from 1m to 1g, at least the largest bucket size",
+      Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && Long.bitCount(v) == 1,
+      Sizes::format,
+      "Size of one slab. Each slab serves one size class; blocks never straddle slabs."));
+
+  private static int[] parseIntList(String text) {
+    String[] parts = text.split(",");
+    int[] out = new int[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      out[i] = Integer.parseInt(parts[i].trim());
+    }
+    return out;
+  }
+
+  private static boolean validBucketSizes(int[] sizes) {
+    if (sizes.length == 0 || sizes.length > 255) {
+      return false;
+    }
+    for (int i = 0; i < sizes.length; i++) {
+      if (sizes[i] <= 0 || sizes[i] % 256 != 0 || (i > 0 && sizes[i] <= sizes[i - 1])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String printIntList(int[] sizes) {
+    StringJoiner j = new StringJoiner(",");
+    for (int s : sizes) {
+      j.add(Integer.toString(s));
+    }
+    return j.toString();
+  }
 
   /** Returns every key, in definition order. */
   public static List<Setting<?>> all() {

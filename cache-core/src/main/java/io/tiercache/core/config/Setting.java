@@ -72,6 +72,34 @@ public final class Setting<T> {
         v -> true, String::valueOf, description);
   }
 
+  /**
+   * A size in megabytes as HBase writes {@code hbase.bucketcache.size} (a plain number, decimals
+   * allowed), or in bytes with a unit suffix ({@code 4g}); returns bytes in {@code [min, max]}.
+   */
+  public static Setting<Long> megabytes(String key, Long defaultValue, long min, long max,
+      String description) {
+    return new Setting<>(key, "megabytes", defaultValue,
+        "a size from " + Sizes.format(min) + " to " + Sizes.format(max)
+            + " (a number of megabytes as in HBase, or bytes with a k/m/g/t suffix)",
+        Setting::parseMegabytes, v -> v >= min && v <= max,
+        v -> v % (1L << 20) == 0 ? Long.toString(v >> 20) : Sizes.format(v), description);
+  }
+
+  private static Long parseMegabytes(String s) {
+    String t = s.trim();
+    if (t.matches("[0-9]+(\\.[0-9]+)?")) {
+      return (long) (Double.parseDouble(t) * (1L << 20));
+    }
+    return Sizes.parseBytes(t);
+  }
+
+  /** A value parsed by {@code parser} (which throws on bad input) and checked by {@code valid}. */
+  public static <T> Setting<T> custom(String key, String unit, T defaultValue, String accepted,
+      Function<String, T> parser, Function<T, Boolean> valid, Function<T, String> printer,
+      String description) {
+    return new Setting<>(key, unit, defaultValue, accepted, parser, valid, printer, description);
+  }
+
   /** A free-form string; {@code accepted} describes what is valid for docs and errors. */
   public static Setting<String> text(String key, String defaultValue, String accepted,
       Function<String, Boolean> valid, String description) {

@@ -275,7 +275,9 @@ public abstract class BlockCacheContract {
     assertTrue(t.getCurrentDataSize() >= dataBytes && t.getCurrentDataSize() < t.getCurrentSize(),
         "data size " + t.getCurrentDataSize());
     assertTrue(t.getCurrentSize() <= t.getMaxSize());
-    assertEquals(t.getMaxSize() - t.getCurrentSize(), t.getFreeSize());
+    // A tier may round blocks up to slot sizes, so free space is at most max - current.
+    assertTrue(t.getFreeSize() >= 0 && t.getFreeSize() <= t.getMaxSize() - t.getCurrentSize(),
+        "free size " + t.getFreeSize());
     assertEquals(30, t.evictBlocksByHfileName("f-size"));
     settle(t);
     assertEquals(0, t.getBlockCount());

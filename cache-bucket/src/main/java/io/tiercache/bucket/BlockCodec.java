@@ -1,0 +1,135 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.Engine;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CacheableDeserializer;
+import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+
+/**
+ * Moves blocks between HBase objects and engine bytes: HBase's own serialized form (the block
+ * buffer plus its metadata, as BucketCache stores it) guarded by a CRC32C.
+ *
+ * <p>Reads from memory engines wrap the slot's memory without copying; the wrapped buffer's
+ * recycler is the slot's unpin, so the slot stays reserved until the block's last release. Reads
+ * from file engines copy into a buffer from the configured {@link ByteBuffAllocator} and unpin at
+ * once. Every read path unpins exactly once.
+ *
+ * <p>Thread safe: the write scratch buffer is per thread.
+ */
+final class BlockCodec {
+  static final int F_IN_MEMORY = SlabAllocator.F_IN_MEMORY;
+  static final int F_DATA = SlabAllocator.F_DATA;
+  static final int F_VERIFIED = SlabAllocator.F_VERIFIED;
+
+  private final Engine engine;
+  private final ByteBuffAllocator buffers;
+  private final ThreadLocal<ByteBuffer> scratch =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocate(64 * 1024 + 1024));
+
+  BlockCodec(Engine engine, ByteBuffAllocator buffers) {
+    this.engine = engine;
+    this.buffers = buffers;
+  }
+
+  static int flags(boolean inMemory, boolean data, boolean verified) {
+    return (inMemory ? F_IN_MEMORY : 0) | (data ? F_DATA : 0) | (verified ? F_VERIFIED : 0);
+  }
+
+  /** Serializes {@code block} to the engine at {@code offset}; returns its CRC32C. */
+  int write(Cacheable block, long offset, int length) throws IOException {
+    ByteBuffer buf = scratch.get();
+    if (buf.capacity() < length) {
+      buf = ByteBuffer.allocate(length);
+      scratch.set(buf);
+    }
+    buf.clear().limit(length);
+    block.serialize(buf, true);
+    buf.rewind().limit(length);
+    CRC32C crc = new CRC32C();
+    crc.update(buf.duplicate());
+    engine.write(offset, buf);
+    return (int) crc.getValue();
+  }
+
+  /**
+   * Materialises the pinned slot {@code h} as a block. Returns null, after unpinning, if the
+   * bytes fail their checksum; throws after unpinning on an I/O error.
+   */
+  Cacheable read(long h, SlabAllocator slabs, Runnable unpin) throws IOException {
+    long offset = slabs.offsetOf(h);
+    int length = slabs.length(h);
+    CacheableDeserializer<Cacheable> deserializer =
+        CacheableDeserializerIdManager.getDeserializer(slabs.deserializer(h));
+    if (engine.isZeroCopy()) {
+      ByteBuffer view;
+      try {
+        view = engine.view(offset, length);
+        if ((slabs.flags(h) & F_VERIFIED) == 0) {
+          if (crc(view) != slabs.checksum(h)) {
+            unpin.run();
+            return null;
+          }
+          slabs.addFlags(h, F_VERIFIED);
+        }
+      } catch (RuntimeException e) {
+        unpin.run();
+        throw e;
+      }
+      ByteBuff wrapped = ByteBuff.wrap(new ByteBuffer[] {view}, unpin::run);
+      try {
+        return deserializer.deserialize(wrapped, buffers);
+      } catch (IOException | RuntimeException e) {
+        wrapped.release();
+        throw e;
+      }
+    }
+    ByteBuff copy = buffers.allocate(length);
+    try {
+      long at = offset;
+      for (ByteBuffer part : copy.nioByteBuffers()) {
+        ByteBuffer dst = part.duplicate();
+        int take = (int) Math.min(dst.remaining(), offset + length - at);
+        dst.limit(dst.position() + take);
+        engine.read(at, dst);
+        at += take;
+      }
+    } catch (IOException | RuntimeException e) {
+      copy.release();
+      throw e;
+    } finally {
+      unpin.run();
+    }
+    CRC32C crc = new CRC32C();
+    for (ByteBuffer part : copy.nioByteBuffers()) {
+      ByteBuffer d = part.duplicate();
+      d.limit(Math.min(d.limit(), d.position() + length));
+      crc.update(d);
+    }
+    if ((int) crc.getValue() != slabs.checksum(h)) {
+      copy.release();
+      return null;
+    }
+    copy.rewind().limit(length);
+    try {
+      return deserializer.deserialize(copy, buffers);
+    } catch (IOException | RuntimeException e) {
+      copy.release();
+      throw e;
+    }
+  }
+
+  private static int crc(ByteBuffer view) {
+    CRC32C crc = new CRC32C();
+    crc.update(view.duplicate());
+    return (int) crc.getValue();
+  }
+}

@@ -1,0 +1,88 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import static io.tiercache.core.config.CacheSettings.L2_BUCKET_SIZES;
+import static io.tiercache.core.config.CacheSettings.L2_ERRORS_TOLERATED_MS;
+import static io.tiercache.core.config.CacheSettings.L2_IOENGINE;
+import static io.tiercache.core.config.CacheSettings.L2_PERSISTENT_PATH;
+import static io.tiercache.core.config.CacheSettings.L2_SIZE;
+import static io.tiercache.core.config.CacheSettings.L2_SLAB_SIZE;
+import static io.tiercache.core.config.CacheSettings.L2_WRITER_QUEUE;
+import static io.tiercache.core.config.CacheSettings.L2_WRITER_THREADS;
+
+import io.tiercache.bucket.alloc.SizeClasses;
+import io.tiercache.core.config.Setting;
+import io.tiercache.core.config.SettingException;
+import io.tiercache.core.config.Sizes;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The validated settings of one {@link BucketTier}, from HBase's {@code hbase.bucketcache.*}
+ * keys or {@link BucketTier#builder()}. Cross-checks (bucket sizes fit a slab, capacity holds at
+ * least one slab) fail with errors that name the keys.
+ */
+public final class BucketConfig {
+  static final List<Setting<?>> SETTINGS = Arrays.asList(L2_IOENGINE, L2_SIZE, L2_BUCKET_SIZES,
+      L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_ERRORS_TOLERATED_MS,
+      L2_SLAB_SIZE);
+
+  final String ioEngine;
+  final long capacity;
+  final SizeClasses classes;
+  final int slabSize;
+  final int writerThreads;
+  final int writerQueue;
+  final String persistentPath;
+  final int errorsToleratedMs;
+
+  BucketConfig(String ioEngine, long requestedCapacity, int[] bucketSizes, long slabSize,
+      int writerThreads, int writerQueue, String persistentPath, int errorsToleratedMs) {
+    this.ioEngine = L2_IOENGINE.check(ioEngine);
+    this.slabSize = (int) (long) L2_SLAB_SIZE.check(slabSize);
+    L2_BUCKET_SIZES.check(bucketSizes);
+    try {
+      this.classes = new SizeClasses(bucketSizes, this.slabSize);
+    } catch (IllegalArgumentException e) {
+      throw new SettingException(L2_BUCKET_SIZES.key(), e.getMessage() + " ("
+          + L2_SLAB_SIZE.key() + " is " + Sizes.format(slabSize) + ")");
+    }
+    L2_SIZE.check(requestedCapacity);
+    this.capacity = requestedCapacity / slabSize * slabSize;
+    if (capacity == 0) {
+      throw new SettingException(L2_SIZE.key(), "'" + Sizes.format(requestedCapacity)
+          + "' is smaller than one slab; expected at least " + Sizes.format(slabSize) + " ("
+          + L2_SLAB_SIZE.key() + ")");
+    }
+    this.writerThreads = L2_WRITER_THREADS.check(writerThreads);
+    this.writerQueue = L2_WRITER_QUEUE.check(writerQueue);
+    this.persistentPath = persistentPath;
+    this.errorsToleratedMs = L2_ERRORS_TOLERATED_MS.check(errorsToleratedMs);
+  }
+
+  /**
+   * Reads an L2's settings from {@code conf}.
+   *
+   * @throws SettingException naming the key of the first invalid value
+   */
+  public static BucketConfig from(Configuration conf) {
+    Long size = L2_SIZE.get(conf);
+    if (size == null) {
+      throw new SettingException(L2_SIZE.key(), "the L2 needs a capacity; expected "
+          + L2_SIZE.range());
+    }
+    return new BucketConfig(L2_IOENGINE.get(conf), size, L2_BUCKET_SIZES.get(conf),
+        L2_SLAB_SIZE.get(conf), L2_WRITER_THREADS.get(conf), L2_WRITER_QUEUE.get(conf),
+        L2_PERSISTENT_PATH.get(conf), L2_ERRORS_TOLERATED_MS.get(conf));
+  }
+
+  @Override
+  public String toString() {
+    return "ioengine=" + ioEngine + ", capacity=" + Sizes.format(capacity) + ", slab="
+        + Sizes.format(slabSize) + ", classes=" + classes + ", writers=" + writerThreads + "x"
+        + writerQueue + ", persistentPath=" + persistentPath;
+  }
+}

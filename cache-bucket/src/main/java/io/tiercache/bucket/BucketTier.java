@@ -1,0 +1,663 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.bucket.alloc.Handles;
+import io.tiercache.bucket.alloc.Occupancy;
+import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.Engine;
+import io.tiercache.bucket.engine.Engines;
+import io.tiercache.bucket.index.BlockIndex;
+import io.tiercache.bucket.write.Writers;
+import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.ref.RefCounts;
+import io.tiercache.core.stats.TierStats;
+import io.tiercache.core.tier.CacheTier;
+import io.tiercache.core.tier.TierBlock;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
+import org.apache.hadoop.hbase.io.hfile.BlockPriority;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * TierCache's L2: an HBase {@link BlockCache} over off-heap memory, files or a memory mapping,
+ * with size classes over fixed slabs, an off-heap index and zero-copy reads.
+ *
+ * <p>Load it with a {@code Configuration} ({@code hbase.bucketcache.*} keys, see
+ * {@code docs/configuration.md}); HBase's external-cache hook can load it on its own.
+ *
+ * <h2>Implementation notes</h2>
+ * <b>Write path.</b> {@code cacheBlock} retains the block, records it as pending (a pending
+ * block is already a hit) and queues it for a writer thread; if the writer's queue is full the
+ * caller writes it itself ({@link Writers}). A write allocates a slot of the block's size class
+ * ({@link SlabAllocator}, which evicts by CLOCK or moves a cold slab when needed), serializes the
+ * block into the engine with a CRC32C, fills the slot record, then publishes the slot in the
+ * {@link BlockIndex} and the {@link FileRegistry}.
+ *
+ * <p><b>Read path.</b> A lookup pins the slot under the index's read lock. Memory engines wrap
+ * the slot's memory without copying; the block's last {@code release()} unpins it. File engines
+ * copy into a buffer from the {@link ByteBuffAllocator} and unpin at once. A slot whose checksum
+ * has not been verified since it was loaded from a checkpoint is verified before it is served; a
+ * mismatch drops the block.
+ *
+ * <p><b>Eviction.</b> Removing a block takes it out of the index first; the slot is freed at
+ * once if unpinned, else by the last reader ({@code SlabAllocator.evicted}). Publication and
+ * removal of one key are serialised by a striped lock, so the index, the registry and the
+ * pending map agree on every key.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>A block is returned only with a reference taken for the caller; its memory is not reused
+ *       until that reference is released.</li>
+ *   <li>After writes settle, index size = registry size = {@link #getBlockCount()}, and every
+ *       indexed slot is allocated, not evicted, and describes its key.</li>
+ *   <li>The engine is closed only once shut down and no reader holds a pinned slot and no write
+ *       is in progress ({@code inEngine} is zero).</li>
+ * </ul>
+ *
+ * <h2>Concurrency</h2>
+ * Any thread may call any method. Lock order: key stripe, then index segment, then allocator.
+ */
+public final class BucketTier implements CacheTier {
+  private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
+  private static final int STRIPES = 256;
+
+  private final BucketConfig config;
+  private final String name;
+  private final Engine engine;
+  private final SlabAllocator slabs;
+  private final BlockIndex index = new BlockIndex();
+  private final FileRegistry files = new FileRegistry();
+  private final TierStats stats;
+  private final BlockCodec codec;
+  private final FaultTracker faults;
+  private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
+  private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+  private final Writers<Pending> writers;
+  private final long startNanos = System.nanoTime();
+
+  private final AtomicLong blocks = new AtomicLong();
+  private final AtomicLong dataBlocks = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong dataBytes = new AtomicLong();
+  /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
+  private final AtomicLong inEngine = new AtomicLong();
+  private final LongAdder checksumFailures = new LongAdder();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean engineClosed = new AtomicBoolean();
+
+  /** A block accepted by {@code cacheBlock} and not yet in a slot. */
+  static final class Pending {
+    final BlockCacheKey key;
+    final Cacheable block;
+    final boolean inMemory;
+
+    Pending(BlockCacheKey key, Cacheable block, boolean inMemory) {
+      this.key = key;
+      this.block = block;
+      this.inMemory = inMemory;
+    }
+
+    @Override
+    public String toString() {
+      return "pending " + key;
+    }
+  }
+
+  /**
+   * Builds an L2 from HBase configuration keys.
+   *
+   * @throws io.tiercache.core.config.SettingException naming the key of an invalid value, or
+   *     the engine that cannot be opened
+   */
+  public BucketTier(Configuration conf) {
+    this(BucketConfig.from(conf), "L2", ByteBuffAllocator.HEAP);
+    LOG.info("TierCache {} started: {}; {}", name,
+        CacheSettings.describe(conf, BucketConfig.SETTINGS), config);
+  }
+
+  BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers) {
+    this.config = config;
+    this.name = name;
+    this.stats = new TierStats(name);
+    this.engine = Engines.open(config.ioEngine, config.capacity, config.slabSize);
+    this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
+    this.codec = new BlockCodec(engine, buffers);
+    this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new ReentrantLock();
+    }
+    this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
+        this::write);
+  }
+
+  /** Returns a builder for an L2 configured in code. */
+  public static BucketTierBuilder builder() {
+    return new BucketTierBuilder();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  private ReentrantLock stripe(long offset) {
+    long h = offset * 0x9E3779B97F4A7C15L;
+    return stripes[(int) (h >>> 56) & (STRIPES - 1)];
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Returns the cached block with a reference taken for the caller, who must release it. For
+   * memory engines the block wraps the L2's own memory, which stays reserved until then.
+   */
+  @Override
+  public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    Cacheable found = null;
+    if (!closed.get() && !faults.disabled()) {
+      found = readPublished(key);
+      if (found == null) {
+        Pending p = pending.get(key);
+        if (p != null && RefCounts.tryRetain(p.block)) {
+          found = p.block;
+        }
+      }
+    }
+    if (found != null) {
+      if (updateCacheMetrics) {
+        stats.hit(caching, key.isPrimary(), key.getBlockType());
+      }
+    } else if (!repeat && updateCacheMetrics) {
+      stats.miss(caching, key.isPrimary(), key.getBlockType());
+    }
+    return found;
+  }
+
+  private Cacheable readPublished(BlockCacheKey key) {
+    int fileId = files.idOf(key.getHfileName());
+    if (fileId < 0 || !enterEngine()) {
+      return null;
+    }
+    long h = index.get(fileId, key.getOffset(), slabs::pin);
+    if (h == Handles.NONE) {
+      exitEngine();
+      return null;
+    }
+    try {
+      Cacheable block = codec.read(h, slabs, () -> unpin(h));
+      if (block == null) {
+        checksumFailures.increment();
+        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        evictHandle(h, false);
+        return null;
+      }
+      faults.success();
+      slabs.touch(h, (int) (System.nanoTime() >>> 20));
+      return block;
+    } catch (IOException e) {
+      if (faults.error("read of " + key, e)) {
+        disable();
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Registers a use of engine memory (a pinned read, or a write) so that shutdown does not close
+   * the engine under it; false if the tier is closed, in which case nothing was registered.
+   */
+  private boolean enterEngine() {
+    inEngine.incrementAndGet();
+    if (closed.get()) {
+      exitEngine();
+      return false;
+    }
+    return true;
+  }
+
+  private void exitEngine() {
+    if (inEngine.decrementAndGet() == 0 && closed.get()) {
+      closeEngine();
+    }
+  }
+
+  private void unpin(long h) {
+    slabs.unpin(h);
+    exitEngine();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writes
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf) {
+    cacheBlock(key, buf, false, false);
+  }
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+    cacheBlock(key, buf, inMemory, false);
+  }
+
+  /**
+   * Caches {@code buf}, retaining it until it is written. Blocks larger than the largest bucket
+   * size are refused and counted as failed inserts. With {@code waitWhenCache}, or when the
+   * writer's queue is full, the calling thread writes the block itself.
+   */
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
+      boolean waitWhenCache) {
+    if (closed.get() || faults.disabled()) {
+      return;
+    }
+    if (config.classes.classOf(buf.getSerializedLength()) < 0) {
+      if (stats.failInsert() % 50 == 1) {
+        LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {}", name, key,
+            buf.getSerializedLength(), config.classes.maxSize());
+      }
+      return;
+    }
+    if (pending.containsKey(key)) {
+      return;
+    }
+    if (isPublished(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf)) {
+      return;
+    }
+    Pending p = new Pending(key, buf.retain(), inMemory);
+    if (pending.putIfAbsent(key, p) != null) {
+      buf.release();
+      return;
+    }
+    if (waitWhenCache || !writers.offer(Long.hashCode(key.getOffset()), p)) {
+      write(p);
+    }
+  }
+
+  private boolean isPublished(BlockCacheKey key) {
+    int fileId = files.idOf(key.getHfileName());
+    return fileId >= 0 && index.peek(fileId, key.getOffset()) != Handles.NONE;
+  }
+
+  /** Writes a pending block into a slot and publishes it; on any failure drops it. */
+  private void write(Pending p) {
+    if (!enterEngine()) {
+      p.block.release();
+      return;
+    }
+    try {
+      if (pending.get(p.key) != p || faults.disabled()) {
+        return;
+      }
+      int length = p.block.getSerializedLength();
+      long h = allocate(config.classes.classOf(length));
+      if (h == Handles.NONE) {
+        stats.failInsert();
+        pending.remove(p.key, p);
+        return;
+      }
+      int checksum;
+      try {
+        checksum = codec.write(p.block, slabs.offsetOf(h), length);
+      } catch (IOException e) {
+        slabs.free(h);
+        pending.remove(p.key, p);
+        if (faults.error("write of " + p.key, e)) {
+          disable();
+        }
+        return;
+      }
+      faults.success();
+      if (!publish(p, h, length, checksum)) {
+        slabs.free(h);
+      }
+    } finally {
+      p.block.release();
+      exitEngine();
+    }
+  }
+
+  private long allocate(int sizeClass) {
+    for (int attempt = 0; attempt < 16; attempt++) {
+      long h = slabs.allocate(sizeClass);
+      if (h != Handles.NONE) {
+        return h;
+      }
+      SlabAllocator.Reclaim r = slabs.reclaim(sizeClass);
+      if (r == null) {
+        return Handles.NONE;
+      }
+      if (r.victims.length > 0) {
+        stats.evict();
+      }
+      for (long victim : r.victims) {
+        evictHandle(victim, true);
+      }
+    }
+    return Handles.NONE;
+  }
+
+  private boolean publish(Pending p, long h, int length, int checksum) {
+    BlockCacheKey key = p.key;
+    long replaced = Handles.NONE;
+    ReentrantLock lock = stripe(key.getOffset());
+    lock.lock();
+    try {
+      if (pending.get(key) != p) {
+        return false;
+      }
+      int fileId = files.add(key.getHfileName(), key.getOffset());
+      boolean data = !isMetaBlock(p.block.getBlockType());
+      int flags = BlockCodec.flags(p.inMemory || !data, data, true);
+      int seconds = (int) ((System.nanoTime() - startNanos) / 1_000_000_000L);
+      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags,
+          p.block.getDeserializer().getDeserializerIdentifier(), typeOrdinal(p.block), seconds);
+      replaced = index.put(fileId, key.getOffset(), h);
+      if (replaced != Handles.NONE) {
+        account(replaced, -1);
+      }
+      account(h, +1);
+      pending.remove(key, p);
+    } finally {
+      lock.unlock();
+    }
+    if (replaced != Handles.NONE) {
+      slabs.evicted(replaced);
+    }
+    return true;
+  }
+
+  private static int typeOrdinal(Cacheable block) {
+    BlockType type = block.getBlockType();
+    return type == null ? 0xff : type.ordinal();
+  }
+
+  private void account(long h, int sign) {
+    long length = slabs.length(h);
+    blocks.addAndGet(sign);
+    bytes.addAndGet(sign * length);
+    if ((slabs.flags(h) & BlockCodec.F_DATA) != 0) {
+      dataBlocks.addAndGet(sign);
+      dataBytes.addAndGet(sign * length);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Eviction
+  // ---------------------------------------------------------------------------------------------
+
+  /** Removes the block in slot {@code h} if the index still maps its key there. */
+  private void evictHandle(long h, boolean forCapacity) {
+    int fileId = slabs.fileId(h);
+    long offset = slabs.blockOffset(h);
+    boolean removed;
+    ReentrantLock lock = stripe(offset);
+    lock.lock();
+    try {
+      removed = index.remove(fileId, offset, h) == h;
+      if (removed) {
+        String file = files.nameOf(fileId);
+        if (file != null) {
+          files.remove(file, offset);
+        }
+        account(h, -1);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (removed) {
+      if (forCapacity) {
+        stats.evicted(startNanos + slabs.cachedAt(h) * 1_000_000_000L, true);
+      }
+      slabs.evicted(h);
+    }
+  }
+
+  @Override
+  public boolean evictBlock(BlockCacheKey key) {
+    Pending p;
+    long h = Handles.NONE;
+    ReentrantLock lock = stripe(key.getOffset());
+    lock.lock();
+    try {
+      p = pending.remove(key);
+      int fileId = files.idOf(key.getHfileName());
+      if (fileId >= 0) {
+        h = index.remove(fileId, key.getOffset(), Handles.NONE);
+        if (h != Handles.NONE) {
+          files.remove(key.getHfileName(), key.getOffset());
+          account(h, -1);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (h != Handles.NONE) {
+      slabs.evicted(h);
+    }
+    return p != null || h != Handles.NONE;
+  }
+
+  /** Evicts every block of {@code hfileName}, queued or written; O(blocks of that file). */
+  @Override
+  public int evictBlocksByHfileName(String hfileName) {
+    int n = 0;
+    for (BlockCacheKey key : pending.keySet()) {
+      if (key.getHfileName().equals(hfileName) && evictBlock(key)) {
+        n++;
+      }
+    }
+    for (long offset : files.offsets(hfileName)) {
+      if (evictBlock(new BlockCacheKey(hfileName, offset))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Life cycle
+  // ---------------------------------------------------------------------------------------------
+
+  /** Blocks until queued writes are applied (up to {@code timeoutMs}); true if they were. */
+  public boolean flush(long timeoutMs) {
+    try {
+      return writers.awaitIdle(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void disable() {
+    for (Pending p : writers.stop()) {
+      pending.remove(p.key, p);
+      p.block.release();
+    }
+  }
+
+  /**
+   * Drops every block and stops the writers; safe to call more than once. Engine memory is
+   * released once no reader holds a block from it.
+   */
+  @Override
+  public void shutdown() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    // Each pending block is either in a queue (returned here, released here) or being written
+    // by a caller thread (which releases it when it sees the tier closed).
+    for (Pending p : writers.stop()) {
+      pending.remove(p.key, p);
+      p.block.release();
+    }
+    pending.clear();
+    List<long[]> all = new ArrayList<>();
+    index.forEach((fileId, offset, h) -> all.add(new long[] {h}));
+    for (long[] h : all) {
+      evictHandle(h[0], false);
+    }
+    if (inEngine.get() == 0) {
+      closeEngine();
+    }
+    LOG.info("{} shut down: {}", name, stats);
+  }
+
+  private void closeEngine() {
+    if (inEngine.get() == 0 && engineClosed.compareAndSet(false, true)) {
+      try {
+        engine.close();
+      } catch (IOException e) {
+        LOG.warn("{}: closing {} failed", name, engine.describe(), e);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Sizes, stats, iteration
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public TierStats getStats() {
+    return stats;
+  }
+
+  /** Bytes of cached blocks, as HBase's BucketCache reports {@code size()}. */
+  @Override
+  public long size() {
+    return bytes.get();
+  }
+
+  @Override
+  public long getMaxSize() {
+    return config.capacity;
+  }
+
+  /** Capacity not in used slots (slot rounding makes this less than max - current). */
+  @Override
+  public long getFreeSize() {
+    return config.capacity - slabs.usedSlotBytes();
+  }
+
+  @Override
+  public long getCurrentSize() {
+    return bytes.get();
+  }
+
+  @Override
+  public long getCurrentDataSize() {
+    return dataBytes.get();
+  }
+
+  @Override
+  public long getBlockCount() {
+    return blocks.get();
+  }
+
+  @Override
+  public long getDataBlockCount() {
+    return dataBlocks.get();
+  }
+
+  /** Per-size-class slab use and waste. */
+  public Occupancy occupancy() {
+    return slabs.occupancy();
+  }
+
+  /** Blocks dropped because their checksum failed. */
+  public long checksumFailures() {
+    return checksumFailures.sum();
+  }
+
+  /** I/O errors seen by the engine. */
+  public long ioErrors() {
+    return faults.errors();
+  }
+
+  /** Whether I/O errors have disabled this tier. */
+  public boolean isDisabled() {
+    return faults.disabled();
+  }
+
+  /** A snapshot of the written blocks, for the RegionServer web UI (O(cache)). */
+  @Override
+  public Iterator<CachedBlock> iterator() {
+    List<CachedBlock> out = new ArrayList<>();
+    BlockType[] types = BlockType.values();
+    index.forEach((fileId, offset, h) -> {
+      String file = files.nameOf(fileId);
+      if (file != null) {
+        int t = slabs.type(h);
+        int flags = slabs.flags(h);
+        BlockPriority priority = (flags & BlockCodec.F_IN_MEMORY) != 0 ? BlockPriority.MEMORY
+            : slabs.freq(h) >= 2 ? BlockPriority.MULTI : BlockPriority.SINGLE;
+        out.add(new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
+            slabs.length(h), startNanos + slabs.cachedAt(h) * 1_000_000_000L));
+      }
+    });
+    return out.iterator();
+  }
+
+  @Override
+  public BlockCache[] getBlockCaches() {
+    return null;
+  }
+
+  @Override
+  public void checkInvariants() {
+    long[] count = new long[2];
+    index.forEach((fileId, offset, h) -> {
+      count[0]++;
+      count[1] += slabs.length(h);
+      int state = slabs.state(h);
+      if (!SlabAllocator.isLive(state)) {
+        throw new IllegalStateException("indexed slot " + Handles.toString(h) + " has state "
+            + Integer.toHexString(state));
+      }
+      if (slabs.fileId(h) != fileId || slabs.blockOffset(h) != offset) {
+        throw new IllegalStateException("slot " + Handles.toString(h) + " describes "
+            + slabs.fileId(h) + "@" + slabs.blockOffset(h) + ", index says " + fileId + "@"
+            + offset);
+      }
+    });
+    if (count[0] != blocks.get() || count[1] != bytes.get()) {
+      throw new IllegalStateException("index holds " + count[0] + " blocks/" + count[1]
+          + "B, counters say " + blocks.get() + "/" + bytes.get());
+    }
+    if (files.blockCount() != count[0]) {
+      throw new IllegalStateException(
+          "file registry holds " + files.blockCount() + " blocks, index " + count[0]);
+    }
+    if (slabs.usedSlotBytes() > config.capacity) {
+      throw new IllegalStateException("slots in use exceed capacity");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + "[" + config + ", blocks=" + blocks.get() + "]";
+  }
+}

@@ -1,0 +1,80 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.core.config.CacheSettings;
+import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+
+/**
+ * Builds a {@link BucketTier} in code. Defaults are those of the configuration keys; every value
+ * is validated against the same range as its key.
+ */
+public final class BucketTierBuilder {
+  private String ioEngine = CacheSettings.L2_IOENGINE.defaultValue();
+  private long capacity = -1;
+  private int[] bucketSizes = CacheSettings.L2_BUCKET_SIZES.defaultValue();
+  private long slabSize = CacheSettings.L2_SLAB_SIZE.defaultValue();
+  private int writerThreads = CacheSettings.L2_WRITER_THREADS.defaultValue();
+  private int writerQueue = CacheSettings.L2_WRITER_QUEUE.defaultValue();
+  private String persistentPath;
+  private int errorsToleratedMs = CacheSettings.L2_ERRORS_TOLERATED_MS.defaultValue();
+  private ByteBuffAllocator buffers = ByteBuffAllocator.HEAP;
+  private String name = "L2";
+
+  BucketTierBuilder() {}
+
+  /** Engine spec as in {@code hbase.bucketcache.ioengine}, e.g. {@code offheap}. */
+  public BucketTierBuilder ioEngine(String spec) {
+    this.ioEngine = spec;
+    return this;
+  }
+
+  /** Capacity in bytes; rounded down to whole slabs. Required. */
+  public BucketTierBuilder capacity(long bytes) {
+    this.capacity = bytes;
+    return this;
+  }
+
+  public BucketTierBuilder bucketSizes(int... sizes) {
+    this.bucketSizes = sizes.clone();
+    return this;
+  }
+
+  public BucketTierBuilder slabSize(long bytes) {
+    this.slabSize = bytes;
+    return this;
+  }
+
+  public BucketTierBuilder writers(int threads, int queueLength) {
+    this.writerThreads = threads;
+    this.writerQueue = queueLength;
+    return this;
+  }
+
+  public BucketTierBuilder persistentPath(String path) {
+    this.persistentPath = path;
+    return this;
+  }
+
+  public BucketTierBuilder errorsToleratedMs(int ms) {
+    this.errorsToleratedMs = ms;
+    return this;
+  }
+
+  /** Allocator for the buffers file engines read into (HBase's RegionServer allocator). */
+  public BucketTierBuilder buffers(ByteBuffAllocator allocator) {
+    this.buffers = allocator;
+    return this;
+  }
+
+  public BucketTierBuilder name(String name) {
+    this.name = name;
+    return this;
+  }
+
+  public BucketTier build() {
+    return new BucketTier(new BucketConfig(ioEngine, capacity, bucketSizes, slabSize,
+        writerThreads, writerQueue, persistentPath, errorsToleratedMs), name, buffers);
+  }
+}

@@ -1,0 +1,72 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides when I/O errors disable the L2, as HBase's
+ * {@code hbase.bucketcache.ioengine.errors.tolerated.duration} does: each error fails only the
+ * read or write it hit; once errors have gone on, without a success in between, for longer than
+ * the tolerated duration, the tier is disabled for good and says so in one log line.
+ *
+ * <p>Thread safe: the first-error time is an atomic; a success clears it.
+ */
+final class FaultTracker {
+  private static final Logger LOG = LoggerFactory.getLogger(FaultTracker.class);
+  private static final long NONE = Long.MIN_VALUE;
+
+  private final String tier;
+  private final long toleratedNanos;
+  private final LongSupplier clock;
+  private final AtomicLong firstError = new AtomicLong(NONE);
+  private final AtomicLong errors = new AtomicLong();
+  private volatile boolean disabled;
+
+  FaultTracker(String tier, long toleratedMs, LongSupplier nanoClock) {
+    this.tier = tier;
+    this.toleratedNanos = toleratedMs * 1_000_000L;
+    this.clock = nanoClock;
+  }
+
+  boolean disabled() {
+    return disabled;
+  }
+
+  long errors() {
+    return errors.get();
+  }
+
+  void success() {
+    if (firstError.get() != NONE) {
+      firstError.set(NONE);
+    }
+  }
+
+  /** Records an error; returns true if this error disabled the tier. */
+  boolean error(String what, Exception e) {
+    errors.incrementAndGet();
+    long now = clock.getAsLong();
+    firstError.compareAndSet(NONE, now);
+    long since = firstError.get();
+    if (errors.get() == 1 || errors.get() % 1000 == 0) {
+      LOG.warn("{}: I/O error on {} ({} so far): {}", tier, what, errors.get(), e.toString());
+    }
+    if (!disabled && since != NONE && now - since >= toleratedNanos) {
+      synchronized (this) {
+        if (!disabled) {
+          disabled = true;
+          LOG.error("{}: disabled after I/O errors for {} ms (tolerated: {} ms); the RegionServer"
+              + " keeps serving without this tier. Last error: {}", tier,
+              (now - since) / 1_000_000, toleratedNanos / 1_000_000, e.toString());
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,245 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.alloc;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One slab of the L2: a fixed range of engine memory cut into equal slots of one size class,
+ * with a free-slot bitmap on heap and one 32-byte record per slot off heap.
+ *
+ * <h2>Memory layout of a slot record (off heap, native byte order)</h2>
+ * <pre>
+ *   offset size field
+ *     0     4   state     bit 31 ALLOCATED, bit 30 EVICTED, bits 0-29 pin count (CAS only)
+ *     4     4   fileId    FileRegistry id of the HFile
+ *     8     8   offset    block offset in the HFile
+ *    16     4   length    serialized length of the block
+ *    20     4   checksum  CRC32C of the serialized bytes
+ *    24     1   freq      CLOCK counter 0..3 (racy by design: a hint)
+ *    25     1   flags     SlabAllocator.F_* bits
+ *    26     1   deser     HBase deserializer id
+ *    27     1   type      BlockType ordinal
+ *    28     4   cachedAt  seconds since the tier started
+ * </pre>
+ * The records of a slab are allocated once, sized for the smallest class, and reused when the
+ * slab changes class; they are freed with the engine's memory when the tier shuts down (a direct
+ * buffer, released by the garbage collector's cleaner).
+ *
+ * <h2>Slot life cycle (state word)</h2>
+ * <ol>
+ *   <li>free: 0. {@link SlabAllocator} sets ALLOCATED when it hands the slot to a writer.</li>
+ *   <li>published: the writer fills the record and the engine bytes, then puts the handle in the
+ *       index. Readers {@link #pin} under the index segment's read lock.</li>
+ *   <li>evicted: the evictor removes the handle from the index (write lock), then
+ *       {@link #markEvicted}: with no pins the slot is freed at once, otherwise EVICTED is set
+ *       and the last {@link #unpin} frees it. A slot is never reused while pinned.</li>
+ * </ol>
+ *
+ * <h2>Concurrency</h2>
+ * {@code sizeClass}, {@code slots}, {@code used} and the bitmap are guarded by the allocator's
+ * lock. The state word is changed only by CAS. Other record fields are written by the single
+ * writer that owns the slot before it is published, and read after a lookup that synchronised
+ * with the publication through the index lock.
+ */
+final class Slab {
+  static final int RECORD = 32;
+  static final int ALLOCATED = 1 << 31;
+  static final int EVICTED = 1 << 30;
+  static final int PINS = EVICTED - 1;
+
+  private static final int O_STATE = 0;
+  private static final int O_FILE = 4;
+  private static final int O_OFFSET = 8;
+  private static final int O_LENGTH = 16;
+  private static final int O_CHECKSUM = 20;
+  private static final int O_FREQ = 24;
+  private static final int O_FLAGS = 25;
+  private static final int O_DESER = 26;
+  private static final int O_TYPE = 27;
+  private static final int O_CACHED = 28;
+
+  private static final VarHandle INT =
+      MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+  final int index;
+  final long base;
+  private final ByteBuffer records;
+
+  int sizeClass = -1;
+  int slots;
+  int used;
+  private long[] free = new long[0];
+  /** Next slot the eviction clock looks at. */
+  int clockHand;
+  /** Coarse time of the last read or write of any slot here (for rebalancing). */
+  volatile int lastAccess;
+
+  Slab(int index, long base, int maxSlots) {
+    this.index = index;
+    this.base = base;
+    this.records = ByteBuffer.allocateDirect(maxSlots * RECORD).order(ByteOrder.nativeOrder());
+  }
+
+  /** Gives the (empty) slab to {@code sizeClass} with {@code slotCount} slots. */
+  void assign(int sizeClass, int slotCount) {
+    this.sizeClass = sizeClass;
+    this.slots = slotCount;
+    this.used = 0;
+    this.clockHand = 0;
+    this.free = new long[(slotCount + 63) >>> 6];
+    for (int s = 0; s < slotCount; s++) {
+      free[s >>> 6] |= 1L << s;
+      records.putInt(s * RECORD + O_STATE, 0);
+    }
+  }
+
+  void release() {
+    sizeClass = -1;
+    slots = 0;
+    used = 0;
+    free = new long[0];
+  }
+
+  /** Takes a free slot and marks it ALLOCATED; -1 if none. Caller holds the allocator lock. */
+  int take() {
+    for (int w = 0; w < free.length; w++) {
+      long bits = free[w];
+      if (bits != 0) {
+        int bit = Long.numberOfTrailingZeros(bits);
+        free[w] = bits & ~(1L << bit);
+        int slot = (w << 6) + bit;
+        used++;
+        INT.setVolatile(records, slot * RECORD + O_STATE, ALLOCATED);
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /** Returns a slot to the free bitmap. Caller holds the allocator lock. */
+  void give(int slot) {
+    long bit = 1L << slot;
+    if ((free[slot >>> 6] & bit) != 0) {
+      throw new IllegalStateException("slot " + index + ":" + slot + " freed twice");
+    }
+    INT.setVolatile(records, slot * RECORD + O_STATE, 0);
+    free[slot >>> 6] |= bit;
+    used--;
+  }
+
+  // ----- state word -------------------------------------------------------------------------
+
+  int state(int slot) {
+    return (int) INT.getVolatile(records, slot * RECORD + O_STATE);
+  }
+
+  /** Adds a pin unless the slot is not a live published slot; returns whether pinned. */
+  boolean pin(int slot) {
+    int at = slot * RECORD + O_STATE;
+    while (true) {
+      int s = (int) INT.getVolatile(records, at);
+      if ((s & ALLOCATED) == 0 || (s & EVICTED) != 0 || (s & PINS) == PINS) {
+        return false;
+      }
+      if (INT.compareAndSet(records, at, s, s + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Drops a pin; returns true if this was the last pin of an evicted slot (caller frees it). */
+  boolean unpin(int slot) {
+    int s = (int) INT.getAndAdd(records, slot * RECORD + O_STATE, -1) - 1;
+    if ((s & PINS) == PINS) {
+      throw new IllegalStateException("slot " + index + ":" + slot + " unpinned more than pinned");
+    }
+    return (s & EVICTED) != 0 && (s & PINS) == 0;
+  }
+
+  /** Marks an unpublished slot evicted; returns true if no pin is held (caller frees it now). */
+  boolean markEvicted(int slot) {
+    int at = slot * RECORD + O_STATE;
+    while (true) {
+      int s = (int) INT.getVolatile(records, at);
+      if ((s & EVICTED) != 0) {
+        throw new IllegalStateException("slot " + index + ":" + slot + " evicted twice");
+      }
+      if (INT.compareAndSet(records, at, s, s | EVICTED)) {
+        return (s & PINS) == 0;
+      }
+    }
+  }
+
+  int pins(int slot) {
+    return state(slot) & PINS;
+  }
+
+  // ----- record fields ------------------------------------------------------------------------
+
+  void write(int slot, int fileId, long offset, int length, int checksum, int flags,
+      int deserializer, int type, int cachedAt, int freq) {
+    int at = slot * RECORD;
+    records.putInt(at + O_FILE, fileId);
+    records.putLong(at + O_OFFSET, offset);
+    records.putInt(at + O_LENGTH, length);
+    records.putInt(at + O_CHECKSUM, checksum);
+    records.put(at + O_FREQ, (byte) freq);
+    records.put(at + O_FLAGS, (byte) flags);
+    records.put(at + O_DESER, (byte) deserializer);
+    records.put(at + O_TYPE, (byte) type);
+    records.putInt(at + O_CACHED, cachedAt);
+  }
+
+  int fileId(int slot) {
+    return records.getInt(slot * RECORD + O_FILE);
+  }
+
+  long offset(int slot) {
+    return records.getLong(slot * RECORD + O_OFFSET);
+  }
+
+  int length(int slot) {
+    return records.getInt(slot * RECORD + O_LENGTH);
+  }
+
+  int checksum(int slot) {
+    return records.getInt(slot * RECORD + O_CHECKSUM);
+  }
+
+  int freq(int slot) {
+    return records.get(slot * RECORD + O_FREQ);
+  }
+
+  void setFreq(int slot, int freq) {
+    records.put(slot * RECORD + O_FREQ, (byte) freq);
+  }
+
+  int flags(int slot) {
+    return records.get(slot * RECORD + O_FLAGS) & 0xff;
+  }
+
+  void setFlags(int slot, int flags) {
+    records.put(slot * RECORD + O_FLAGS, (byte) flags);
+  }
+
+  int deserializer(int slot) {
+    return records.get(slot * RECORD + O_DESER) & 0xff;
+  }
+
+  int type(int slot) {
+    return records.get(slot * RECORD + O_TYPE) & 0xff;
+  }
+
+  int cachedAt(int slot) {
+    return records.getInt(slot * RECORD + O_CACHED);
+  }
+
+  long recordBytes() {
+    return records.capacity();
+  }
+}

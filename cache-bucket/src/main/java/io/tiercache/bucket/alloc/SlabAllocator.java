@@ -1,0 +1,433 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.alloc;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Hands out slots of the L2's slabs by size class, picks eviction victims, and moves slabs
+ * between classes as the mix of block sizes changes.
+ *
+ * <h2>Slabs and classes</h2>
+ * Every slab starts free. A class that needs a slot takes one from its slabs with free slots,
+ * else takes a free slab, else the caller must reclaim space ({@link #reclaim}). A slab whose last
+ * slot is freed goes back to the free pool at once, so no class strands empty slabs.
+ *
+ * <h2>Reclaiming: evict in class, or rebalance</h2>
+ * {@link #reclaim} decides per request. Each class's <em>demand</em> is its share of recent
+ * allocation requests (counters halved every {@code 64 × slabs} requests); its <em>holding</em> is
+ * its share of slabs. A class holding less than 90% of its demand, or no slab at all, takes a
+ * slab from a class holding more than its demand: the least recently accessed slab of those
+ * classes is <em>drained</em> (all its blocks evicted, pinned ones freed on their last release)
+ * and then reassigned. Otherwise the class evicts one of its own blocks by CLOCK: each slot has a
+ * 2-bit frequency (set on access: 1 for single-access, up to 3 for repeated or in-memory blocks);
+ * the hand skips and decrements non-zero slots and evicts the first at zero, preferring slots no
+ * reader has pinned. The hand visits at most four rotations of one class, so the work per request
+ * is bounded by the class's slots, never by the whole cache.
+ *
+ * <h2>Concurrency</h2>
+ * All methods take {@code lock}, except the slot-state operations ({@link #pin},
+ * {@link #unpin}, record reads), which are lock free. Writers and evictors contend for the lock;
+ * readers never take it, except to free a slot whose eviction they outlived.
+ */
+public final class SlabAllocator {
+  /** Slot flag: in-memory priority (index/bloom blocks, IN_MEMORY families). */
+  public static final int F_IN_MEMORY = 1;
+  /** Slot flag: a data block. */
+  public static final int F_DATA = 2;
+  /** Slot flag: bytes checked against the checksum since they were written or loaded. */
+  public static final int F_VERIFIED = 4;
+
+  private final SizeClasses classes;
+  private final int slabSize;
+  private final Slab[] slabs;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ArrayDeque<Slab> freeSlabs = new ArrayDeque<>(); // guarded by lock
+  private final List<List<Slab>> byClass = new ArrayList<>(); // guarded by lock
+  private final ArrayDeque<Slab>[] partial; // guarded by lock: class slabs with free slots
+  private final long[] demand; // guarded by lock
+  private final int[] clockSlab; // guarded by lock: per class, index into byClass of the hand
+  private long requests; // guarded by lock
+  private volatile long usedSlotBytes; // written under lock
+  private final boolean[] draining; // guarded by lock
+  private int drainingCount; // guarded by lock: at most one slab drains at a time
+
+  /** What {@link #reclaim} tells the caller to do. */
+  public static final class Reclaim {
+    /** Handles to evict: remove from the index, then call {@link #evicted}. */
+    public final long[] victims;
+    /** True if the victims drain a whole slab for another class. */
+    public final boolean rebalance;
+
+    Reclaim(long[] victims, boolean rebalance) {
+      this.victims = victims;
+      this.rebalance = rebalance;
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  public SlabAllocator(SizeClasses classes, long capacity, int slabSize) {
+    if (capacity <= 0 || capacity % slabSize != 0) {
+      throw new IllegalArgumentException(
+          "capacity " + capacity + " is not a positive multiple of the slab size " + slabSize);
+    }
+    long count = capacity / slabSize;
+    if (count > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("too many slabs: " + count);
+    }
+    this.classes = classes;
+    this.slabSize = slabSize;
+    this.slabs = new Slab[(int) count];
+    int maxSlots = classes.slotsPerSlab(0);
+    for (int i = 0; i < slabs.length; i++) {
+      slabs[i] = new Slab(i, (long) i * slabSize, maxSlots);
+      freeSlabs.add(slabs[i]);
+    }
+    this.draining = new boolean[slabs.length];
+    this.partial = new ArrayDeque[classes.count()];
+    this.demand = new long[classes.count()];
+    this.clockSlab = new int[classes.count()];
+    for (int c = 0; c < classes.count(); c++) {
+      byClass.add(new ArrayList<>());
+      partial[c] = new ArrayDeque<>();
+    }
+  }
+
+  public SizeClasses classes() {
+    return classes;
+  }
+
+  public int slabCount() {
+    return slabs.length;
+  }
+
+  /** Engine offset of the slot {@code handle}. */
+  public long offsetOf(long handle) {
+    Slab s = slabs[Handles.slab(handle)];
+    return s.base + (long) Handles.slot(handle) * classes.size(s.sizeClass);
+  }
+
+  /** Size class of the slab holding {@code handle}. */
+  public int classOf(long handle) {
+    return slabs[Handles.slab(handle)].sizeClass;
+  }
+
+  /** Takes a free slot of class {@code c}, or returns {@link Handles#NONE}. */
+  public long allocate(int c) {
+    lock.lock();
+    try {
+      countDemand(c);
+      Slab s = partial[c].peekFirst();
+      if (s == null) {
+        s = freeSlabs.pollFirst();
+        if (s == null) {
+          return Handles.NONE;
+        }
+        s.assign(c, classes.slotsPerSlab(c));
+        byClass.get(c).add(s);
+        partial[c].addFirst(s);
+      }
+      int slot = s.take();
+      usedSlotBytes += classes.size(c);
+      if (s.used == s.slots) {
+        partial[c].remove(s);
+      }
+      s.lastAccess = (int) requests;
+      return Handles.of(s.index, slot);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void countDemand(int c) {
+    demand[c]++;
+    if (++requests % (64L * slabs.length) == 0) {
+      for (int i = 0; i < demand.length; i++) {
+        demand[i] >>>= 1;
+      }
+    }
+  }
+
+  /**
+   * Returns a slot to its slab: at once for a slot that was never published or whose eviction
+   * found no pin, or from the reader that dropped the last pin of an evicted slot.
+   */
+  public void free(long handle) {
+    lock.lock();
+    try {
+      Slab s = slabs[Handles.slab(handle)];
+      int c = s.sizeClass;
+      boolean wasFull = s.used == s.slots;
+      s.give(Handles.slot(handle));
+      usedSlotBytes -= classes.size(c);
+      if (s.used == 0) {
+        partial[c].remove(s);
+        byClass.get(c).remove(s);
+        s.release();
+        if (draining[s.index]) {
+          draining[s.index] = false;
+          drainingCount--;
+        }
+        freeSlabs.addLast(s);
+      } else if (wasFull && !draining[s.index]) {
+        partial[c].addLast(s);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Chooses what to evict so that class {@code c} can allocate: a whole slab of another class
+   * (rebalance) or blocks of its own (CLOCK). Returns null if nothing can be evicted.
+   */
+  public Reclaim reclaim(int c) {
+    lock.lock();
+    try {
+      List<Slab> own = byClass.get(c);
+      // One drain at a time: a drained slab whose blocks are pinned frees only when the readers
+      // release, and starting more drains meanwhile would empty slabs nobody needs yet.
+      if ((own.isEmpty() || underHeld(c)) && drainingCount == 0) {
+        Slab victim = coldestDonor(c);
+        if (victim != null) {
+          draining[victim.index] = true;
+          drainingCount++;
+          partial[victim.sizeClass].remove(victim);
+          return new Reclaim(publishedSlots(victim), true);
+        }
+      }
+      long h = clock(c);
+      return h == Handles.NONE ? null : new Reclaim(new long[] {h}, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean underHeld(int c) {
+    long total = 0;
+    for (long d : demand) {
+      total += d;
+    }
+    if (total == 0) {
+      return false;
+    }
+    double demandShare = (double) demand[c] / total;
+    double held = (double) byClass.get(c).size() / slabs.length;
+    return held < 0.9 * demandShare;
+  }
+
+  private Slab coldestDonor(int needy) {
+    long total = 0;
+    for (long d : demand) {
+      total += d;
+    }
+    Slab best = null;
+    for (int d = 0; d < byClass.size(); d++) {
+      if (d == needy || byClass.get(d).isEmpty()) {
+        continue;
+      }
+      double demandShare = total == 0 ? 0 : (double) demand[d] / total;
+      double held = (double) byClass.get(d).size() / slabs.length;
+      if (held <= demandShare && !byClass.get(needy).isEmpty()) {
+        continue;
+      }
+      for (Slab s : byClass.get(d)) {
+        if (!draining[s.index] && (best == null || s.lastAccess - best.lastAccess < 0)) {
+          best = s;
+        }
+      }
+    }
+    return best;
+  }
+
+  private long[] publishedSlots(Slab s) {
+    long[] out = new long[s.used];
+    int n = 0;
+    for (int slot = 0; slot < s.slots; slot++) {
+      int st = s.state(slot);
+      if ((st & Slab.ALLOCATED) != 0 && (st & Slab.EVICTED) == 0) {
+        out[n++] = Handles.of(s.index, slot);
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  /** CLOCK over class {@code c}: the next slot at frequency zero, unpinned first. */
+  private long clock(int c) {
+    List<Slab> own = byClass.get(c);
+    if (own.isEmpty()) {
+      return Handles.NONE;
+    }
+    long pinnedCandidate = Handles.NONE;
+    int slotsInClass = own.size() * classes.slotsPerSlab(c);
+    for (int step = 0; step < 4 * slotsInClass + own.size(); step++) {
+      int si = clockSlab[c] % own.size();
+      Slab s = own.get(si);
+      if (s.clockHand >= s.slots || draining[s.index]) {
+        s.clockHand = 0;
+        clockSlab[c] = si + 1;
+        continue;
+      }
+      int slot = s.clockHand++;
+      int st = s.state(slot);
+      if ((st & Slab.ALLOCATED) == 0 || (st & Slab.EVICTED) != 0) {
+        continue;
+      }
+      int f = s.freq(slot);
+      if (f > 0) {
+        s.setFreq(slot, f - 1);
+        continue;
+      }
+      if ((st & Slab.PINS) == 0) {
+        return Handles.of(s.index, slot);
+      }
+      if (pinnedCandidate == Handles.NONE) {
+        pinnedCandidate = Handles.of(s.index, slot);
+      }
+    }
+    return pinnedCandidate;
+  }
+
+  // ----- slot state and records (lock free) -------------------------------------------------
+
+  /** Pins a published slot for a reader; false if it is being evicted. */
+  public boolean pin(long handle) {
+    Slab s = slabs[Handles.slab(handle)];
+    return s.pin(Handles.slot(handle));
+  }
+
+  /** Drops a reader's pin, freeing the slot if it was evicted meanwhile and this was the last. */
+  public void unpin(long handle) {
+    if (slabs[Handles.slab(handle)].unpin(Handles.slot(handle))) {
+      free(handle);
+    }
+  }
+
+  /**
+   * Called after {@code handle} was removed from the index: frees it now, or marks it so the
+   * last reader frees it.
+   */
+  public void evicted(long handle) {
+    if (slabs[Handles.slab(handle)].markEvicted(Handles.slot(handle))) {
+      free(handle);
+    }
+  }
+
+  /** Records a hit for CLOCK and rebalancing: frequency up to 3 (in-memory blocks stay at 3). */
+  public void touch(long handle, int tick) {
+    Slab s = slabs[Handles.slab(handle)];
+    int slot = Handles.slot(handle);
+    int f = s.freq(slot);
+    if (f < 3) {
+      s.setFreq(slot, f + 1);
+    }
+    s.lastAccess = tick;
+  }
+
+  /** Fills the record of a slot the caller allocated, before publishing it in the index. */
+  public void describe(long handle, int fileId, long offset, int length, int checksum,
+      int flags, int deserializer, int type, int cachedAt) {
+    Slab s = slabs[Handles.slab(handle)];
+    int freq = (flags & F_IN_MEMORY) != 0 ? 3 : 1;
+    s.write(Handles.slot(handle), fileId, offset, length, checksum, flags, deserializer, type,
+        cachedAt, freq);
+  }
+
+  public int fileId(long h) {
+    return slabs[Handles.slab(h)].fileId(Handles.slot(h));
+  }
+
+  public long blockOffset(long h) {
+    return slabs[Handles.slab(h)].offset(Handles.slot(h));
+  }
+
+  public int length(long h) {
+    return slabs[Handles.slab(h)].length(Handles.slot(h));
+  }
+
+  public int checksum(long h) {
+    return slabs[Handles.slab(h)].checksum(Handles.slot(h));
+  }
+
+  public int flags(long h) {
+    return slabs[Handles.slab(h)].flags(Handles.slot(h));
+  }
+
+  public void addFlags(long h, int flags) {
+    Slab s = slabs[Handles.slab(h)];
+    s.setFlags(Handles.slot(h), s.flags(Handles.slot(h)) | flags);
+  }
+
+  public int deserializer(long h) {
+    return slabs[Handles.slab(h)].deserializer(Handles.slot(h));
+  }
+
+  public int type(long h) {
+    return slabs[Handles.slab(h)].type(Handles.slot(h));
+  }
+
+  public int cachedAt(long h) {
+    return slabs[Handles.slab(h)].cachedAt(Handles.slot(h));
+  }
+
+  public int pins(long h) {
+    return slabs[Handles.slab(h)].pins(Handles.slot(h));
+  }
+
+  public int freq(long h) {
+    return slabs[Handles.slab(h)].freq(Handles.slot(h));
+  }
+
+  /** The slot's state word (see {@link Slab}); for invariant checks. */
+  public int state(long h) {
+    return slabs[Handles.slab(h)].state(Handles.slot(h));
+  }
+
+  /** Whether a state word is that of a published slot: allocated and not evicted. */
+  public static boolean isLive(int state) {
+    return (state & Slab.ALLOCATED) != 0 && (state & Slab.EVICTED) == 0;
+  }
+
+  /** Bytes of slots in use (slot sizes). */
+  public long usedSlotBytes() {
+    return usedSlotBytes;
+  }
+
+  // ----- occupancy ---------------------------------------------------------------------------
+
+  /** A snapshot of how the slabs are used. */
+  public Occupancy occupancy() {
+    lock.lock();
+    try {
+      int n = classes.count();
+      int[] slabsOf = new int[n];
+      long[] usedSlots = new long[n];
+      long[] slotCount = new long[n];
+      for (int c = 0; c < n; c++) {
+        for (Slab s : byClass.get(c)) {
+          slabsOf[c]++;
+          usedSlots[c] += s.used;
+          slotCount[c] += s.slots;
+        }
+      }
+      return new Occupancy(classes, slabSize, slabs.length, freeSlabs.size(), slabsOf, usedSlots,
+          slotCount);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Off-heap bytes of slot records. */
+  public long recordBytes() {
+    long n = 0;
+    for (Slab s : slabs) {
+      n += s.recordBytes();
+    }
+    return n;
+  }
+}

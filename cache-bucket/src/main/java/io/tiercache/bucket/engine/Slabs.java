@@ -1,0 +1,53 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.engine;
+
+/**
+ * Slab geometry shared by the engines: which capacities and slab sizes are valid, and the range
+ * check every {@code view}, {@code read} and {@code write} runs before it touches memory.
+ */
+final class Slabs {
+  private Slabs() {}
+
+  /** Returns why {@code (capacity, slabSize)} is unusable, or {@code null} if it is valid. */
+  static String geometryProblem(long capacity, int slabSize) {
+    if (slabSize <= 0 || Integer.bitCount(slabSize) != 1) {
+      return "slab size " + slabSize + " is not a positive power of two";
+    }
+    if (capacity <= 0 || capacity % slabSize != 0) {
+      return "capacity " + capacity + " (hbase.bucketcache.size) is not a positive multiple of "
+          + "the slab size " + slabSize;
+    }
+    if (capacity / slabSize > Integer.MAX_VALUE) {
+      return "capacity " + capacity + " needs more than " + Integer.MAX_VALUE + " slabs of "
+          + slabSize + " bytes";
+    }
+    return null;
+  }
+
+  /** Throws {@link IllegalArgumentException} unless the geometry is valid; for constructors. */
+  static void checkGeometry(long capacity, int slabSize) {
+    String problem = geometryProblem(capacity, slabSize);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+  }
+
+  /**
+   * Checks that {@code [offset, offset + length)} lies inside the engine and inside one slab.
+   *
+   * @throws IndexOutOfBoundsException if the range is negative or goes beyond the capacity
+   * @throws IllegalArgumentException if the range crosses a slab boundary
+   */
+  static void checkRange(long offset, int length, long capacity, int slabSize) {
+    if (offset < 0 || length < 0 || offset > capacity - length) {
+      throw new IndexOutOfBoundsException(
+          "range [" + offset + ", " + offset + " + " + length + ") outside [0, " + capacity + ")");
+    }
+    if (length > 0 && offset / slabSize != (offset + length - 1) / slabSize) {
+      throw new IllegalArgumentException("range [" + offset + ", " + offset + " + " + length
+          + ") crosses a boundary of the " + slabSize + "-byte slabs");
+    }
+  }
+}

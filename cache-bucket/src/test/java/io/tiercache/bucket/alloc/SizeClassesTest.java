@@ -1,0 +1,65 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.alloc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.core.config.CacheSettings;
+import org.junit.jupiter.api.Test;
+
+/** Exhaustive checks of the size-class arithmetic. */
+class SizeClassesTest {
+  private static final int SLAB = 4 << 20;
+
+  @Test
+  void classOf_everyLengthUpToMax_isSmallestFittingClass() {
+    SizeClasses c = new SizeClasses(CacheSettings.L2_BUCKET_SIZES.defaultValue(), SLAB);
+    int expected = 0;
+    for (int len = 1; len <= c.maxSize(); len++) {
+      while (c.size(expected) < len) {
+        expected++;
+      }
+      assertEquals(expected, c.classOf(len), "length " + len);
+    }
+    assertEquals(-1, c.classOf(c.maxSize() + 1));
+    assertEquals(-1, c.classOf(Integer.MAX_VALUE));
+    assertThrows(IllegalArgumentException.class, () -> c.classOf(0));
+  }
+
+  @Test
+  void slotsPerSlab_matchesTheDocumentedTable() {
+    SizeClasses c = new SizeClasses(CacheSettings.L2_BUCKET_SIZES.defaultValue(), SLAB);
+    int[] documented = {819, 455, 240, 124, 99, 83, 71, 63, 42, 31, 21, 15, 10, 7};
+    for (int i = 0; i < c.count(); i++) {
+      assertEquals(documented[i], c.slotsPerSlab(i), "class " + i);
+      assertTrue((long) c.slotsPerSlab(i) * c.size(i) <= SLAB);
+      assertTrue((long) (c.slotsPerSlab(i) + 1) * c.size(i) > SLAB, "wasted a whole slot");
+    }
+  }
+
+  @Test
+  void customSizes_everyMultipleOf256_roundTrips() {
+    for (int size = 256; size <= 64 * 1024; size += 256) {
+      SizeClasses c = new SizeClasses(new int[] {size}, SLAB);
+      assertEquals(0, c.classOf(size));
+      assertEquals(-1, c.classOf(size + 1));
+      assertEquals(SLAB / size, c.slotsPerSlab(0));
+    }
+  }
+
+  @Test
+  void invalidSizes_areRejectedWithReason() {
+    assertThrows(IllegalArgumentException.class, () -> new SizeClasses(new int[0], SLAB));
+    assertThrows(IllegalArgumentException.class, () -> new SizeClasses(new int[] {1000}, SLAB));
+    assertThrows(IllegalArgumentException.class,
+        () -> new SizeClasses(new int[] {8192, 4096}, SLAB));
+    assertThrows(IllegalArgumentException.class,
+        () -> new SizeClasses(new int[] {4096, 4096}, SLAB));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new SizeClasses(new int[] {SLAB + 256}, SLAB));
+    assertTrue(e.getMessage().contains("does not fit a slab"), e.getMessage());
+  }
+}
