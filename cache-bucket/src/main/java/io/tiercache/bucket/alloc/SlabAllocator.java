@@ -19,12 +19,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * slot is freed goes back to the free pool at once, so no class strands empty slabs.
  *
  * <h2>Reclaiming: evict in class, or rebalance</h2>
- * {@link #reclaim} decides per request. Each class's <em>demand</em> is its share of recent
- * allocation requests (counters halved every {@code 64 × slabs} requests); its <em>holding</em> is
- * its share of slabs. A class holding less than 90% of its demand, or no slab at all, takes a
- * slab from a class holding more than its demand: the least recently accessed slab of those
- * classes is <em>drained</em> (all its blocks evicted, pinned ones freed on their last release)
- * and then reassigned. Otherwise the class evicts one of its own blocks by CLOCK: each slot has a
+ * {@link #reclaim} decides per request. Each class's <em>demand</em> is its share of the bytes
+ * recently requested (slot size per allocation request; counters halved every
+ * {@code 16 × slabs} requests, at least 256), its <em>holding</em> its share of slabs. A class
+ * holding at least one slab less than its demand, or no slab at all, takes a slab from a class
+ * holding more than its demand: the least recently accessed slab of those classes is
+ * <em>drained</em> (all its blocks evicted, pinned ones freed on their last release) and then
+ * reassigned. Memory thus follows the insert byte rate of each class, which evens out how long a
+ * block survives whatever its size, and a shift in block sizes moves the slabs with it. Otherwise the class evicts one of its own blocks by CLOCK: each slot has a
  * 2-bit frequency (set on access: 1 for single-access, up to 3 for repeated or in-memory blocks);
  * the hand skips and decrements non-zero slots and evicts the first at zero, preferring slots no
  * reader has pinned. The hand visits at most four rotations of one class, so the work per request
@@ -145,8 +147,8 @@ public final class SlabAllocator {
   }
 
   private void countDemand(int c) {
-    demand[c]++;
-    if (++requests % (64L * slabs.length) == 0) {
+    demand[c] += classes.size(c);
+    if (++requests % Math.max(256L, 16L * slabs.length) == 0) {
       for (int i = 0; i < demand.length; i++) {
         demand[i] >>>= 1;
       }
@@ -217,8 +219,7 @@ public final class SlabAllocator {
       return false;
     }
     double demandShare = (double) demand[c] / total;
-    double held = (double) byClass.get(c).size() / slabs.length;
-    return held < 0.9 * demandShare;
+    return byClass.get(c).size() + 1 <= demandShare * slabs.length;
   }
 
   private Slab coldestDonor(int needy) {

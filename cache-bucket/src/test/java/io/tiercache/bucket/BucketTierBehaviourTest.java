@@ -1,0 +1,164 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.bucket.alloc.Occupancy;
+import io.tiercache.core.contract.TestBlocks;
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** L2 behaviour beyond the shared contract: rebalancing, pinning, faults, write queues. */
+class BucketTierBehaviourTest {
+  private static final int KB = 1024;
+  private static final int MB = 1 << 20;
+
+  @TempDir
+  Path dir;
+
+  private static BlockCacheKey key(String file, long i) {
+    return TestBlocks.key(file, i * 1_000_000L, BlockType.DATA);
+  }
+
+  private static void put(BucketTier t, String file, long i, int size, boolean wait) {
+    HFileBlock b = TestBlocks.heap(file, i * 1_000_000L, size, BlockType.DATA);
+    t.cacheBlock(key(file, i), b, false, wait);
+    b.release();
+  }
+
+  @Test
+  void blockSizeShift_movesSlabsToTheNewClass_andKeepsUtilisationHigh() {
+    BucketTier t = BucketTier.builder().capacity(32L * MB).slabSize(MB).writers(1, 64).build();
+    for (int i = 0; i < 6000; i++) {
+      put(t, "small", i, 16 * KB - 100, true);
+    }
+    int small = t.occupancy().slabs(2);
+    assertTrue(small >= 30, "16 KB blocks took " + small + " of 32 slabs");
+    for (int i = 0; i < 4 * 32 * 16; i++) {
+      put(t, "large", i, 64 * KB - 100, true);
+    }
+    t.flush(30_000);
+    Occupancy occ = t.occupancy();
+    int large = occ.slabs(7);
+    assertTrue(large >= 0.9 * 32, "after the shift 64 KB blocks hold " + large + " slabs: " + occ);
+    assertTrue(occ.utilisation() >= 0.9, "utilisation " + occ);
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void heldBlocks_surviveEvictionAndShutdown_andEverySlabIsFreeOnceReleased() {
+    BucketTier t = BucketTier.builder().capacity(8L * MB).slabSize(MB).build();
+    List<Cacheable> held = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      put(t, "held", i, 60 * KB, true);
+    }
+    for (int i = 0; i < 40; i += 4) {
+      Cacheable b = t.getBlock(key("held", i), true, false, true);
+      assertNotNull(b);
+      assertTrue(((HFileBlock) b).isSharedMem(), "off-heap reads are zero-copy");
+      held.add(b);
+    }
+    assertEquals(40, t.evictBlocksByHfileName("held"));
+    for (int i = 0; i < 200; i++) {
+      put(t, "churn", i, 60 * KB, true);
+    }
+    t.checkInvariants();
+    t.shutdown();
+    // The engine stays open while readers hold its memory; their bytes are intact.
+    for (int j = 0; j < held.size(); j++) {
+      TestBlocks.assertBlock(key("held", j * 4L), 60 * KB, BlockType.DATA, held.get(j));
+    }
+    Occupancy beforeRelease = t.occupancy();
+    assertEquals(held.size(), beforeRelease.usedSlots(7), "held slots stay reserved");
+    for (Cacheable b : held) {
+      b.release();
+    }
+    Occupancy after = t.occupancy();
+    assertEquals(after.totalSlabs(), after.freeSlabs(), "all slabs free: " + after);
+  }
+
+  @Test
+  void fullWriterQueue_neverDropsWhileSpaceExists() throws Exception {
+    BucketTier t = BucketTier.builder().capacity(64L * MB).slabSize(MB).writers(1, 1).build();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<?>> fs = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      String file = "q" + w;
+      fs.add(pool.submit(() -> {
+        for (int i = 0; i < 100; i++) {
+          put(t, file, i, 20 * KB, false);
+        }
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+    assertTrue(t.flush(30_000));
+    assertEquals(400, t.getBlockCount());
+    assertEquals(0, t.getStats().getFailedInserts());
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void ioErrorOnFileEngine_isAMiss_thenDisablesBeyondToleratedDuration() throws Exception {
+    Path file = dir.resolve("faulty.cache");
+    BucketTier t = BucketTier.builder().ioEngine("file:" + file).capacity(4L * MB)
+        .slabSize(MB).errorsToleratedMs(0).build();
+    put(t, "f", 1, 30 * KB, true);
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+      raf.setLength(0);
+    }
+    assertNull(t.getBlock(key("f", 1), true, false, true), "a failed read is a miss");
+    assertTrue(t.ioErrors() >= 1);
+    assertTrue(t.isDisabled(), "errors tolerated for 0 ms disable the tier");
+    put(t, "f", 2, 30 * KB, true);
+    assertNull(t.getBlock(key("f", 2), true, false, true), "a disabled tier caches nothing");
+    t.shutdown();
+  }
+
+  @Test
+  void corruptBytesOnFileEngine_areDroppedNeverServed() throws Exception {
+    Path file = dir.resolve("corrupt.cache");
+    BucketTier t = BucketTier.builder().ioEngine("file:" + file).capacity(4L * MB)
+        .slabSize(MB).build();
+    for (int i = 0; i < 5; i++) {
+      put(t, "c", i, 30 * KB, true);
+    }
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+      for (long pos = 0; pos < raf.length(); pos += 4096) {
+        raf.seek(pos + 100);
+        raf.write(0x5A);
+      }
+    }
+    for (int i = 0; i < 5; i++) {
+      assertNull(t.getBlock(key("c", i), true, false, true), "corrupt block " + i + " served");
+    }
+    assertEquals(5, t.checksumFailures());
+    assertEquals(0, t.getBlockCount(), "corrupt blocks are evicted");
+    assertFalse(t.isDisabled());
+    t.checkInvariants();
+    t.shutdown();
+  }
+}
