@@ -7,6 +7,7 @@ import static io.tiercache.core.config.CacheSettings.L2_BUCKET_SIZES;
 import static io.tiercache.core.config.CacheSettings.L2_ERRORS_TOLERATED_MS;
 import static io.tiercache.core.config.CacheSettings.L2_IOENGINE;
 import static io.tiercache.core.config.CacheSettings.L2_PERSISTENT_PATH;
+import static io.tiercache.core.config.CacheSettings.L2_PERSIST_INTERVAL_MS;
 import static io.tiercache.core.config.CacheSettings.L2_SIZE;
 import static io.tiercache.core.config.CacheSettings.L2_SLAB_SIZE;
 import static io.tiercache.core.config.CacheSettings.L2_WRITER_QUEUE;
@@ -27,8 +28,8 @@ import org.apache.hadoop.conf.Configuration;
  */
 public final class BucketConfig {
   static final List<Setting<?>> SETTINGS = Arrays.asList(L2_IOENGINE, L2_SIZE, L2_BUCKET_SIZES,
-      L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_ERRORS_TOLERATED_MS,
-      L2_SLAB_SIZE);
+      L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
+      L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE);
 
   final String ioEngine;
   final long capacity;
@@ -38,9 +39,11 @@ public final class BucketConfig {
   final int writerQueue;
   final String persistentPath;
   final int errorsToleratedMs;
+  final int persistIntervalMs;
 
   BucketConfig(String ioEngine, long requestedCapacity, int[] bucketSizes, long slabSize,
-      int writerThreads, int writerQueue, String persistentPath, int errorsToleratedMs) {
+      int writerThreads, int writerQueue, String persistentPath, int persistIntervalMs,
+      int errorsToleratedMs) {
     this.ioEngine = L2_IOENGINE.check(ioEngine);
     this.slabSize = (int) (long) L2_SLAB_SIZE.check(slabSize);
     L2_BUCKET_SIZES.check(bucketSizes);
@@ -60,6 +63,12 @@ public final class BucketConfig {
     this.writerThreads = L2_WRITER_THREADS.check(writerThreads);
     this.writerQueue = L2_WRITER_QUEUE.check(writerQueue);
     this.persistentPath = persistentPath;
+    this.persistIntervalMs = L2_PERSIST_INTERVAL_MS.check(persistIntervalMs);
+    if (persistentPath != null && ioEngine.equals("offheap")) {
+      throw new SettingException(L2_PERSISTENT_PATH.key(), "is set, but " + L2_IOENGINE.key()
+          + "=offheap does not survive a restart; expected a persistent engine (file:, files:, "
+          + "mmap:, pmem:) or no " + L2_PERSISTENT_PATH.key());
+    }
     this.errorsToleratedMs = L2_ERRORS_TOLERATED_MS.check(errorsToleratedMs);
   }
 
@@ -76,7 +85,8 @@ public final class BucketConfig {
     }
     return new BucketConfig(L2_IOENGINE.get(conf), size, L2_BUCKET_SIZES.get(conf),
         L2_SLAB_SIZE.get(conf), L2_WRITER_THREADS.get(conf), L2_WRITER_QUEUE.get(conf),
-        L2_PERSISTENT_PATH.get(conf), L2_ERRORS_TOLERATED_MS.get(conf));
+        L2_PERSISTENT_PATH.get(conf), L2_PERSIST_INTERVAL_MS.get(conf),
+        L2_ERRORS_TOLERATED_MS.get(conf));
   }
 
   @Override

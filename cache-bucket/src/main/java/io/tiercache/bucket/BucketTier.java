@@ -8,30 +8,25 @@ import io.tiercache.bucket.alloc.Occupancy;
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
-import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.write.Writers;
 import io.tiercache.core.config.CacheSettings;
-import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
-import io.tiercache.core.tier.TierBlock;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
-import org.apache.hadoop.hbase.io.hfile.BlockPriority;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
@@ -61,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Eviction.</b> Removing a block takes it out of the index first; the slot is freed at
  * once if unpinned, else by the last reader ({@code SlabAllocator.evicted}). Publication and
- * removal of one key are serialised by a striped lock, so the index, the registry and the
- * pending map agree on every key.
+ * removal of one key are serialised by a striped lock ({@link BlockStore}), so the index, the
+ * registry and the pending map agree on every key.
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -79,26 +74,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class BucketTier implements CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
-  private static final int STRIPES = 256;
 
   private final BucketConfig config;
   private final String name;
   private final Engine engine;
+  private final BlockStore store;
   private final SlabAllocator slabs;
-  private final BlockIndex index = new BlockIndex();
-  private final FileRegistry files = new FileRegistry();
   private final TierStats stats;
   private final BlockCodec codec;
   private final FaultTracker faults;
   private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
-  private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final Writers<Pending> writers;
-  private final long startNanos = System.nanoTime();
-
-  private final AtomicLong blocks = new AtomicLong();
-  private final AtomicLong dataBlocks = new AtomicLong();
-  private final AtomicLong bytes = new AtomicLong();
-  private final AtomicLong dataBytes = new AtomicLong();
+  private final Persistence persistence; // null unless a persistent path is configured
+  private final ScheduledExecutorService checkpointer; // null without persistence
+  private long checkpointedMutations = -1; // guarded by checkpoint(): one caller at a time
   /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
@@ -141,10 +130,23 @@ public final class BucketTier implements CacheTier {
     this.stats = new TierStats(name);
     this.engine = Engines.open(config.ioEngine, config.capacity, config.slabSize);
     this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
+    this.store = new BlockStore(slabs, stats);
     this.codec = new BlockCodec(engine, buffers);
     this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-    for (int i = 0; i < STRIPES; i++) {
-      stripes[i] = new ReentrantLock();
+    if (config.persistentPath != null && engine.isPersistent()) {
+      this.persistence = new Persistence(name, config, engine, slabs, store.index, store.files);
+      persistence.restore(h -> store.account(h, +1));
+      checkpointedMutations = store.mutations();
+      this.checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tiercache-" + name + "-checkpoint");
+        t.setDaemon(true);
+        return t;
+      });
+      checkpointer.scheduleWithFixedDelay(this::checkpointQuietly, config.persistIntervalMs,
+          config.persistIntervalMs, TimeUnit.MILLISECONDS);
+    } else {
+      this.persistence = null;
+      this.checkpointer = null;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
         this::write);
@@ -160,11 +162,6 @@ public final class BucketTier implements CacheTier {
     return name;
   }
 
-  private ReentrantLock stripe(long offset) {
-    long h = offset * 0x9E3779B97F4A7C15L;
-    return stripes[(int) (h >>> 56) & (STRIPES - 1)];
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Reads
   // ---------------------------------------------------------------------------------------------
@@ -178,7 +175,7 @@ public final class BucketTier implements CacheTier {
       boolean updateCacheMetrics) {
     Cacheable found = null;
     if (!closed.get() && !faults.disabled()) {
-      found = readPublished(key);
+      found = readWritten(key);
       if (found == null) {
         Pending p = pending.get(key);
         if (p != null && RefCounts.tryRetain(p.block)) {
@@ -196,12 +193,11 @@ public final class BucketTier implements CacheTier {
     return found;
   }
 
-  private Cacheable readPublished(BlockCacheKey key) {
-    int fileId = files.idOf(key.getHfileName());
-    if (fileId < 0 || !enterEngine()) {
+  private Cacheable readWritten(BlockCacheKey key) {
+    if (!enterEngine()) {
       return null;
     }
-    long h = index.get(fileId, key.getOffset(), slabs::pin);
+    long h = store.pin(key);
     if (h == Handles.NONE) {
       exitEngine();
       return null;
@@ -211,7 +207,7 @@ public final class BucketTier implements CacheTier {
       if (block == null) {
         checksumFailures.increment();
         LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
-        evictHandle(h, false);
+        store.evict(h, false);
         return null;
       }
       faults.success();
@@ -226,8 +222,8 @@ public final class BucketTier implements CacheTier {
   }
 
   /**
-   * Registers a use of engine memory (a pinned read, or a write) so that shutdown does not close
-   * the engine under it; false if the tier is closed, in which case nothing was registered.
+   * Registers a use of engine memory (a pinned read, a write, a checkpoint) so that shutdown does
+   * not close the engine under it; false if the tier is closed, and then nothing is registered.
    */
   private boolean enterEngine() {
     inEngine.incrementAndGet();
@@ -281,10 +277,8 @@ public final class BucketTier implements CacheTier {
       }
       return;
     }
-    if (pending.containsKey(key)) {
-      return;
-    }
-    if (isPublished(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf)) {
+    if (pending.containsKey(key)
+        || (store.contains(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf))) {
       return;
     }
     Pending p = new Pending(key, buf.retain(), inMemory);
@@ -295,11 +289,6 @@ public final class BucketTier implements CacheTier {
     if (waitWhenCache || !writers.offer(Long.hashCode(key.getOffset()), p)) {
       write(p);
     }
-  }
-
-  private boolean isPublished(BlockCacheKey key) {
-    int fileId = files.idOf(key.getHfileName());
-    return fileId >= 0 && index.peek(fileId, key.getOffset()) != Handles.NONE;
   }
 
   /** Writes a pending block into a slot and publishes it; on any failure drops it. */
@@ -313,7 +302,7 @@ public final class BucketTier implements CacheTier {
         return;
       }
       int length = p.block.getSerializedLength();
-      long h = allocate(config.classes.classOf(length));
+      long h = store.allocate(config.classes.classOf(length));
       if (h == Handles.NONE) {
         stats.failInsert();
         pending.remove(p.key, p);
@@ -331,7 +320,13 @@ public final class BucketTier implements CacheTier {
         return;
       }
       faults.success();
-      if (!publish(p, h, length, checksum)) {
+      boolean data = !isMetaBlock(p.block.getBlockType());
+      BlockType type = p.block.getBlockType();
+      boolean published = store.publish(p.key, h, length, checksum,
+          BlockCodec.flags(p.inMemory || !data, data, true),
+          p.block.getDeserializer().getDeserializerIdentifier(),
+          type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
+      if (!published) {
         slabs.free(h);
       }
     } finally {
@@ -340,125 +335,13 @@ public final class BucketTier implements CacheTier {
     }
   }
 
-  private long allocate(int sizeClass) {
-    for (int attempt = 0; attempt < 16; attempt++) {
-      long h = slabs.allocate(sizeClass);
-      if (h != Handles.NONE) {
-        return h;
-      }
-      SlabAllocator.Reclaim r = slabs.reclaim(sizeClass);
-      if (r == null) {
-        return Handles.NONE;
-      }
-      if (r.victims.length > 0) {
-        stats.evict();
-      }
-      for (long victim : r.victims) {
-        evictHandle(victim, true);
-      }
-    }
-    return Handles.NONE;
-  }
-
-  private boolean publish(Pending p, long h, int length, int checksum) {
-    BlockCacheKey key = p.key;
-    long replaced = Handles.NONE;
-    ReentrantLock lock = stripe(key.getOffset());
-    lock.lock();
-    try {
-      if (pending.get(key) != p) {
-        return false;
-      }
-      int fileId = files.add(key.getHfileName(), key.getOffset());
-      boolean data = !isMetaBlock(p.block.getBlockType());
-      int flags = BlockCodec.flags(p.inMemory || !data, data, true);
-      int seconds = (int) ((System.nanoTime() - startNanos) / 1_000_000_000L);
-      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags,
-          p.block.getDeserializer().getDeserializerIdentifier(), typeOrdinal(p.block), seconds);
-      replaced = index.put(fileId, key.getOffset(), h);
-      if (replaced != Handles.NONE) {
-        account(replaced, -1);
-      }
-      account(h, +1);
-      pending.remove(key, p);
-    } finally {
-      lock.unlock();
-    }
-    if (replaced != Handles.NONE) {
-      slabs.evicted(replaced);
-    }
-    return true;
-  }
-
-  private static int typeOrdinal(Cacheable block) {
-    BlockType type = block.getBlockType();
-    return type == null ? 0xff : type.ordinal();
-  }
-
-  private void account(long h, int sign) {
-    long length = slabs.length(h);
-    blocks.addAndGet(sign);
-    bytes.addAndGet(sign * length);
-    if ((slabs.flags(h) & BlockCodec.F_DATA) != 0) {
-      dataBlocks.addAndGet(sign);
-      dataBytes.addAndGet(sign * length);
-    }
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Eviction
   // ---------------------------------------------------------------------------------------------
 
-  /** Removes the block in slot {@code h} if the index still maps its key there. */
-  private void evictHandle(long h, boolean forCapacity) {
-    int fileId = slabs.fileId(h);
-    long offset = slabs.blockOffset(h);
-    boolean removed;
-    ReentrantLock lock = stripe(offset);
-    lock.lock();
-    try {
-      removed = index.remove(fileId, offset, h) == h;
-      if (removed) {
-        String file = files.nameOf(fileId);
-        if (file != null) {
-          files.remove(file, offset);
-        }
-        account(h, -1);
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (removed) {
-      if (forCapacity) {
-        stats.evicted(startNanos + slabs.cachedAt(h) * 1_000_000_000L, true);
-      }
-      slabs.evicted(h);
-    }
-  }
-
   @Override
   public boolean evictBlock(BlockCacheKey key) {
-    Pending p;
-    long h = Handles.NONE;
-    ReentrantLock lock = stripe(key.getOffset());
-    lock.lock();
-    try {
-      p = pending.remove(key);
-      int fileId = files.idOf(key.getHfileName());
-      if (fileId >= 0) {
-        h = index.remove(fileId, key.getOffset(), Handles.NONE);
-        if (h != Handles.NONE) {
-          files.remove(key.getHfileName(), key.getOffset());
-          account(h, -1);
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (h != Handles.NONE) {
-      slabs.evicted(h);
-    }
-    return p != null || h != Handles.NONE;
+    return store.evict(key, () -> pending.remove(key) != null);
   }
 
   /** Evicts every block of {@code hfileName}, queued or written; O(blocks of that file). */
@@ -470,7 +353,7 @@ public final class BucketTier implements CacheTier {
         n++;
       }
     }
-    for (long offset : files.offsets(hfileName)) {
+    for (long offset : store.files.offsets(hfileName)) {
       if (evictBlock(new BlockCacheKey(hfileName, offset))) {
         n++;
       }
@@ -492,6 +375,35 @@ public final class BucketTier implements CacheTier {
     }
   }
 
+  /**
+   * Writes the index checkpoint now if anything changed since the last one (persistent engines
+   * with {@code hbase.bucketcache.persistent.path} only); returns whether one was written.
+   */
+  public synchronized boolean checkpoint() throws IOException {
+    if (persistence == null || !enterEngine()) {
+      return false;
+    }
+    try {
+      long seen = store.mutations();
+      if (seen == checkpointedMutations) {
+        return false;
+      }
+      persistence.checkpoint();
+      checkpointedMutations = seen;
+      return true;
+    } finally {
+      exitEngine();
+    }
+  }
+
+  private void checkpointQuietly() {
+    try {
+      checkpoint();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: checkpoint failed; the next restart may be colder", name, e);
+    }
+  }
+
   private void disable() {
     for (Pending p : writers.stop()) {
       pending.remove(p.key, p);
@@ -500,11 +412,21 @@ public final class BucketTier implements CacheTier {
   }
 
   /**
-   * Drops every block and stops the writers; safe to call more than once. Engine memory is
-   * released once no reader holds a block from it.
+   * Stops the writers, writes a last checkpoint (persistent engines), and drops every block;
+   * safe to call more than once. Engine memory is released once no reader holds a block from it.
    */
   @Override
   public void shutdown() {
+    if (checkpointer != null) {
+      checkpointer.shutdownNow();
+    }
+    if (closed.get()) {
+      return;
+    }
+    if (persistence != null) {
+      flush(10_000);
+      checkpointQuietly();
+    }
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -515,11 +437,7 @@ public final class BucketTier implements CacheTier {
       p.block.release();
     }
     pending.clear();
-    List<long[]> all = new ArrayList<>();
-    index.forEach((fileId, offset, h) -> all.add(new long[] {h}));
-    for (long[] h : all) {
-      evictHandle(h[0], false);
-    }
+    store.clear();
     if (inEngine.get() == 0) {
       closeEngine();
     }
@@ -548,7 +466,7 @@ public final class BucketTier implements CacheTier {
   /** Bytes of cached blocks, as HBase's BucketCache reports {@code size()}. */
   @Override
   public long size() {
-    return bytes.get();
+    return store.bytes();
   }
 
   @Override
@@ -564,22 +482,22 @@ public final class BucketTier implements CacheTier {
 
   @Override
   public long getCurrentSize() {
-    return bytes.get();
+    return store.bytes();
   }
 
   @Override
   public long getCurrentDataSize() {
-    return dataBytes.get();
+    return store.dataBytes();
   }
 
   @Override
   public long getBlockCount() {
-    return blocks.get();
+    return store.blocks();
   }
 
   @Override
   public long getDataBlockCount() {
-    return dataBlocks.get();
+    return store.dataBlocks();
   }
 
   /** Per-size-class slab use and waste. */
@@ -605,20 +523,7 @@ public final class BucketTier implements CacheTier {
   /** A snapshot of the written blocks, for the RegionServer web UI (O(cache)). */
   @Override
   public Iterator<CachedBlock> iterator() {
-    List<CachedBlock> out = new ArrayList<>();
-    BlockType[] types = BlockType.values();
-    index.forEach((fileId, offset, h) -> {
-      String file = files.nameOf(fileId);
-      if (file != null) {
-        int t = slabs.type(h);
-        int flags = slabs.flags(h);
-        BlockPriority priority = (flags & BlockCodec.F_IN_MEMORY) != 0 ? BlockPriority.MEMORY
-            : slabs.freq(h) >= 2 ? BlockPriority.MULTI : BlockPriority.SINGLE;
-        out.add(new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
-            slabs.length(h), startNanos + slabs.cachedAt(h) * 1_000_000_000L));
-      }
-    });
-    return out.iterator();
+    return store.snapshot().iterator();
   }
 
   @Override
@@ -628,36 +533,11 @@ public final class BucketTier implements CacheTier {
 
   @Override
   public void checkInvariants() {
-    long[] count = new long[2];
-    index.forEach((fileId, offset, h) -> {
-      count[0]++;
-      count[1] += slabs.length(h);
-      int state = slabs.state(h);
-      if (!SlabAllocator.isLive(state)) {
-        throw new IllegalStateException("indexed slot " + Handles.toString(h) + " has state "
-            + Integer.toHexString(state));
-      }
-      if (slabs.fileId(h) != fileId || slabs.blockOffset(h) != offset) {
-        throw new IllegalStateException("slot " + Handles.toString(h) + " describes "
-            + slabs.fileId(h) + "@" + slabs.blockOffset(h) + ", index says " + fileId + "@"
-            + offset);
-      }
-    });
-    if (count[0] != blocks.get() || count[1] != bytes.get()) {
-      throw new IllegalStateException("index holds " + count[0] + " blocks/" + count[1]
-          + "B, counters say " + blocks.get() + "/" + bytes.get());
-    }
-    if (files.blockCount() != count[0]) {
-      throw new IllegalStateException(
-          "file registry holds " + files.blockCount() + " blocks, index " + count[0]);
-    }
-    if (slabs.usedSlotBytes() > config.capacity) {
-      throw new IllegalStateException("slots in use exceed capacity");
-    }
+    store.checkInvariants(config.capacity);
   }
 
   @Override
   public String toString() {
-    return name + "[" + config + ", blocks=" + blocks.get() + "]";
+    return name + "[" + config + ", blocks=" + store.blocks() + "]";
   }
 }

@@ -18,6 +18,7 @@ public final class BucketTierBuilder {
   private int writerThreads = CacheSettings.L2_WRITER_THREADS.defaultValue();
   private int writerQueue = CacheSettings.L2_WRITER_QUEUE.defaultValue();
   private String persistentPath;
+  private int persistIntervalMs = CacheSettings.L2_PERSIST_INTERVAL_MS.defaultValue();
   private int errorsToleratedMs = CacheSettings.L2_ERRORS_TOLERATED_MS.defaultValue();
   private ByteBuffAllocator buffers = ByteBuffAllocator.HEAP;
   private String name = "L2";
@@ -57,6 +58,11 @@ public final class BucketTierBuilder {
     return this;
   }
 
+  public BucketTierBuilder persistIntervalMs(int ms) {
+    this.persistIntervalMs = ms;
+    return this;
+  }
+
   public BucketTierBuilder errorsToleratedMs(int ms) {
     this.errorsToleratedMs = ms;
     return this;
@@ -75,6 +81,7 @@ public final class BucketTierBuilder {
 
   public BucketTier build() {
     return new BucketTier(new BucketConfig(ioEngine, capacity, bucketSizes, slabSize,
-        writerThreads, writerQueue, persistentPath, errorsToleratedMs), name, buffers);
+        writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs), name,
+        buffers);
   }
 }

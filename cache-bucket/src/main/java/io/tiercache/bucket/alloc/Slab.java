@@ -121,6 +121,18 @@ final class Slab {
     return -1;
   }
 
+  /** Takes the given slot if free (checkpoint restore); caller holds the allocator lock. */
+  boolean takeSlot(int slot) {
+    long bit = 1L << slot;
+    if (slot < 0 || slot >= slots || (free[slot >>> 6] & bit) == 0) {
+      return false;
+    }
+    free[slot >>> 6] &= ~bit;
+    used++;
+    INT.setVolatile(records, slot * RECORD + O_STATE, ALLOCATED);
+    return true;
+  }
+
   /** Returns a slot to the free bitmap. Caller holds the allocator lock. */
   void give(int slot) {
     long bit = 1L << slot;
@@ -209,6 +221,10 @@ final class Slab {
 
   int checksum(int slot) {
     return records.getInt(slot * RECORD + O_CHECKSUM);
+  }
+
+  int cachedAtRaw(int slot) {
+    return records.getInt(slot * RECORD + O_CACHED);
   }
 
   int freq(int slot) {

@@ -294,6 +294,40 @@ public final class SlabAllocator {
     return pinnedCandidate;
   }
 
+  /**
+   * Claims slot {@code handle} for a block restored from a checkpoint; the slab takes class
+   * {@code sizeClass} if it is free. Returns false if the slot cannot be claimed (another class,
+   * out of range, or taken), in which case the block is not restored.
+   */
+  public boolean restore(long handle, int sizeClass) {
+    lock.lock();
+    try {
+      int index = Handles.slab(handle);
+      if (index < 0 || index >= slabs.length || sizeClass < 0 || sizeClass >= classes.count()) {
+        return false;
+      }
+      Slab s = slabs[index];
+      if (s.sizeClass == -1) {
+        freeSlabs.remove(s);
+        s.assign(sizeClass, classes.slotsPerSlab(sizeClass));
+        byClass.get(sizeClass).add(s);
+        partial[sizeClass].addLast(s);
+      } else if (s.sizeClass != sizeClass) {
+        return false;
+      }
+      if (!s.takeSlot(Handles.slot(handle))) {
+        return false;
+      }
+      usedSlotBytes += classes.size(sizeClass);
+      if (s.used == s.slots) {
+        partial[sizeClass].remove(s);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   // ----- slot state and records (lock free) -------------------------------------------------
 
   /** Pins a published slot for a reader; false if it is being evicted. */

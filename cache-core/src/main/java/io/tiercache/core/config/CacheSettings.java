@@ -133,6 +133,12 @@ public final class CacheSettings {
       "Checkpoint file of the L2's index. When set with a persistent engine, the L2 is warm "
           + "after a restart."));
 
+  /** How often the L2 checkpoints its index (when it changed). HBase's key and default. */
+  public static final Setting<Integer> L2_PERSIST_INTERVAL_MS = define(Setting.integer(
+      "hbase.bucketcache.persist.intervalinmillis", 1000, 100, Integer.MAX_VALUE, "milliseconds",
+      "How often the L2 writes its index checkpoint, if anything changed since the last one. "
+          + "Also written at shutdown."));
+
   /** How long I/O errors may last before the L2 disables itself. */
   public static final Setting<Integer> L2_ERRORS_TOLERATED_MS = define(Setting.integer(
       "hbase.bucketcache.ioengine.errors.tolerated.duration", 60_000, 0, Integer.MAX_VALUE,

@@ -1,0 +1,276 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.bucket.alloc.Handles;
+import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.index.BlockIndex;
+import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.stats.TierStats;
+import io.tiercache.core.tier.TierBlock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockPriority;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+
+/**
+ * The L2's bookkeeping of written blocks: the slab allocator, the off-heap index and the file
+ * registry kept in agreement, with the counters HBase reads.
+ *
+ * <h2>Invariants</h2>
+ * At every stripe-lock release, for each key: the index maps it to a live slot whose record
+ * describes it, the registry lists its offset, and the counters include it — or none of these.
+ *
+ * <h2>Concurrency</h2>
+ * Publication and removal of a key hold the key's stripe lock (256 stripes by block offset).
+ * Lock order: stripe, then index segment, then allocator; a slot is freed
+ * ({@code SlabAllocator.evicted}) only after the stripe lock is released.
+ */
+final class BlockStore {
+  private static final int STRIPES = 256;
+
+  final SlabAllocator slabs;
+  final BlockIndex index = new BlockIndex();
+  final FileRegistry files = new FileRegistry();
+  private final TierStats stats;
+  private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+  private final long startNanos = System.nanoTime();
+  private final AtomicLong blocks = new AtomicLong();
+  private final AtomicLong dataBlocks = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong dataBytes = new AtomicLong();
+  private final AtomicLong mutations = new AtomicLong();
+
+  BlockStore(SlabAllocator slabs, TierStats stats) {
+    this.slabs = slabs;
+    this.stats = stats;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new ReentrantLock();
+    }
+  }
+
+  ReentrantLock stripe(long offset) {
+    long h = offset * 0x9E3779B97F4A7C15L;
+    return stripes[(int) (h >>> 56) & (STRIPES - 1)];
+  }
+
+  /** Looks up {@code key} and pins its slot; returns the handle or NONE. */
+  long pin(BlockCacheKey key) {
+    int fileId = files.idOf(key.getHfileName());
+    return fileId < 0 ? Handles.NONE : index.get(fileId, key.getOffset(), slabs::pin);
+  }
+
+  boolean contains(BlockCacheKey key) {
+    int fileId = files.idOf(key.getHfileName());
+    return fileId >= 0 && index.peek(fileId, key.getOffset()) != Handles.NONE;
+  }
+
+  /** Seconds since the store started, as slot records keep the time a block was cached. */
+  int now() {
+    return (int) ((System.nanoTime() - startNanos) / 1_000_000_000L);
+  }
+
+  /**
+   * Allocates a slot of {@code sizeClass}, evicting (CLOCK in the class, or draining a cold slab
+   * of another class) as the allocator says; NONE if no room could be made.
+   */
+  long allocate(int sizeClass) {
+    for (int attempt = 0; attempt < 16; attempt++) {
+      long h = slabs.allocate(sizeClass);
+      if (h != Handles.NONE) {
+        return h;
+      }
+      SlabAllocator.Reclaim r = slabs.reclaim(sizeClass);
+      if (r == null) {
+        return Handles.NONE;
+      }
+      if (r.victims.length > 0) {
+        stats.evict();
+      }
+      for (long victim : r.victims) {
+        evict(victim, true);
+      }
+    }
+    return Handles.NONE;
+  }
+
+  /**
+   * Publishes the written slot {@code h} under {@code key} if {@code stillWanted} (checked under
+   * the key's lock) says so; the slot record must already be filled except for the file id.
+   * Returns false if the block is no longer wanted (the caller frees the slot).
+   */
+  boolean publish(BlockCacheKey key, long h, int length, int checksum, int flags,
+      int deserializer, int type, BooleanSupplier stillWanted) {
+    long replaced = Handles.NONE;
+    ReentrantLock lock = stripe(key.getOffset());
+    lock.lock();
+    try {
+      if (!stillWanted.getAsBoolean()) {
+        return false;
+      }
+      int fileId = files.add(key.getHfileName(), key.getOffset());
+      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
+          now());
+      replaced = index.put(fileId, key.getOffset(), h);
+      if (replaced != Handles.NONE) {
+        account(replaced, -1);
+      }
+      account(h, +1);
+    } finally {
+      lock.unlock();
+    }
+    if (replaced != Handles.NONE) {
+      slabs.evicted(replaced);
+    }
+    return true;
+  }
+
+  /** Removes the block in slot {@code h} if the index still maps its key there. */
+  void evict(long h, boolean forCapacity) {
+    int fileId = slabs.fileId(h);
+    long offset = slabs.blockOffset(h);
+    boolean removed;
+    ReentrantLock lock = stripe(offset);
+    lock.lock();
+    try {
+      removed = index.remove(fileId, offset, h) == h;
+      if (removed) {
+        String file = files.nameOf(fileId);
+        if (file != null) {
+          files.remove(file, offset);
+        }
+        account(h, -1);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (removed) {
+      if (forCapacity) {
+        stats.evicted(startNanos + slabs.cachedAt(h) * 1_000_000_000L, true);
+      }
+      slabs.evicted(h);
+    }
+  }
+
+  /**
+   * Removes {@code key}; {@code underLock} runs while the key's lock is held (the tier drops a
+   * pending write there) and its result is or-ed into the return value.
+   */
+  boolean evict(BlockCacheKey key, BooleanSupplier underLock) {
+    boolean alsoRemoved;
+    long h = Handles.NONE;
+    ReentrantLock lock = stripe(key.getOffset());
+    lock.lock();
+    try {
+      alsoRemoved = underLock.getAsBoolean();
+      int fileId = files.idOf(key.getHfileName());
+      if (fileId >= 0) {
+        h = index.remove(fileId, key.getOffset(), Handles.NONE);
+        if (h != Handles.NONE) {
+          files.remove(key.getHfileName(), key.getOffset());
+          account(h, -1);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (h != Handles.NONE) {
+      slabs.evicted(h);
+    }
+    return alsoRemoved || h != Handles.NONE;
+  }
+
+  /** Drops every block from the bookkeeping (shutdown); engine bytes are left as they are. */
+  void clear() {
+    List<Long> all = new ArrayList<>();
+    index.forEach((fileId, offset, h) -> all.add(h));
+    for (long h : all) {
+      evict(h, false);
+    }
+  }
+
+  /** Counts a slot in (+1) or out (-1); callers hold the key's stripe lock or own the store. */
+  void account(long h, int sign) {
+    mutations.incrementAndGet();
+    long length = slabs.length(h);
+    blocks.addAndGet(sign);
+    bytes.addAndGet(sign * length);
+    if ((slabs.flags(h) & SlabAllocator.F_DATA) != 0) {
+      dataBlocks.addAndGet(sign);
+      dataBytes.addAndGet(sign * length);
+    }
+  }
+
+  long mutations() {
+    return mutations.get();
+  }
+
+  long blocks() {
+    return blocks.get();
+  }
+
+  long dataBlocks() {
+    return dataBlocks.get();
+  }
+
+  long bytes() {
+    return bytes.get();
+  }
+
+  long dataBytes() {
+    return dataBytes.get();
+  }
+
+  /** A snapshot of the written blocks, for the web UI (O(cache)). */
+  List<CachedBlock> snapshot() {
+    List<CachedBlock> out = new ArrayList<>();
+    BlockType[] types = BlockType.values();
+    index.forEach((fileId, offset, h) -> {
+      String file = files.nameOf(fileId);
+      if (file != null) {
+        int t = slabs.type(h);
+        BlockPriority priority = (slabs.flags(h) & SlabAllocator.F_IN_MEMORY) != 0
+            ? BlockPriority.MEMORY
+            : slabs.freq(h) >= 2 ? BlockPriority.MULTI : BlockPriority.SINGLE;
+        out.add(new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
+            slabs.length(h), startNanos + slabs.cachedAt(h) * 1_000_000_000L));
+      }
+    });
+    return out;
+  }
+
+  void checkInvariants(long capacity) {
+    long[] count = new long[2];
+    index.forEach((fileId, offset, h) -> {
+      count[0]++;
+      count[1] += slabs.length(h);
+      int state = slabs.state(h);
+      if (!SlabAllocator.isLive(state)) {
+        throw new IllegalStateException("indexed slot " + Handles.toString(h) + " has state "
+            + Integer.toHexString(state));
+      }
+      if (slabs.fileId(h) != fileId || slabs.blockOffset(h) != offset) {
+        throw new IllegalStateException("slot " + Handles.toString(h) + " describes "
+            + slabs.fileId(h) + "@" + slabs.blockOffset(h) + ", index says " + fileId + "@"
+            + offset);
+      }
+    });
+    if (count[0] != blocks.get() || count[1] != bytes.get()) {
+      throw new IllegalStateException("index holds " + count[0] + " blocks/" + count[1]
+          + "B, counters say " + blocks.get() + "/" + bytes.get());
+    }
+    if (files.blockCount() != count[0]) {
+      throw new IllegalStateException(
+          "file registry holds " + files.blockCount() + " blocks, index " + count[0]);
+    }
+    if (slabs.usedSlotBytes() > capacity) {
+      throw new IllegalStateException("slots in use exceed capacity");
+    }
+  }
+}

@@ -1,0 +1,147 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.bucket.alloc.Handles;
+import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.Engine;
+import io.tiercache.bucket.index.BlockIndex;
+import io.tiercache.bucket.persist.Checkpoint;
+import io.tiercache.core.file.FileRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checkpoints the L2's index for a persistent engine and restores it at startup.
+ *
+ * <p>Taking a checkpoint: snapshot the index (segment by segment), force the engine's bytes to
+ * disk, then write the checkpoint atomically ({@link Checkpoint}). Restoring: claim each
+ * checkpointed slot in the allocator, fill its record with the verified flag cleared, and
+ * publish it, so the first read of each block checks its CRC32C. No block is read at startup.
+ *
+ * <p>Concurrency: {@link #checkpoint} is called by the tier's checkpoint thread and by shutdown,
+ * never at once (shutdown stops the thread first); {@link #restore} runs in the constructor
+ * before the tier is visible to other threads.
+ */
+final class Persistence {
+  private static final Logger LOG = LoggerFactory.getLogger(Persistence.class);
+
+  private final String tier;
+  private final Path path;
+  private final Checkpoint.Geometry geometry;
+  private final Engine engine;
+  private final SlabAllocator slabs;
+  private final BlockIndex index;
+  private final FileRegistry files;
+
+  Persistence(String tier, BucketConfig config, Engine engine, SlabAllocator slabs,
+      BlockIndex index, FileRegistry files) {
+    this.tier = tier;
+    this.path = Paths.get(config.persistentPath);
+    this.engine = engine;
+    this.slabs = slabs;
+    this.index = index;
+    this.files = files;
+    int[] sizes = new int[config.classes.count()];
+    for (int c = 0; c < sizes.length; c++) {
+      sizes[c] = config.classes.size(c);
+    }
+    this.geometry = new Checkpoint.Geometry(engine.describe(), config.capacity,
+        config.slabSize, sizes);
+  }
+
+  /** Restores what the checkpoint holds; {@code published} accounts each restored slot. */
+  int restore(LongConsumer published) {
+    long start = System.nanoTime();
+    Checkpoint.Loaded loaded;
+    try {
+      loaded = Checkpoint.read(path, geometry);
+    } catch (Checkpoint.Unusable e) {
+      LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
+      return 0;
+    }
+    Map<Integer, Integer> deserializers = remapDeserializers(loaded.deserializers);
+    int restored = 0;
+    for (Checkpoint.Entry e : loaded.entries) {
+      Integer deser = deserializers.get(e.deserializer);
+      long h = Handles.of(e.slab, e.slot);
+      if (deser == null || e.sizeClass >= slabs.classes().count()
+          || e.length > slabs.classes().size(e.sizeClass) || !slabs.restore(h, e.sizeClass)) {
+        continue;
+      }
+      int fileId = files.add(e.file, e.offset);
+      slabs.describe(h, fileId, e.offset, e.length, e.checksum,
+          e.flags & ~SlabAllocator.F_VERIFIED, deser, e.type, 0);
+      long old = index.put(fileId, e.offset, h);
+      if (old != Handles.NONE) {
+        index.put(fileId, e.offset, old);
+        slabs.free(h);
+        continue;
+      }
+      published.accept(h);
+      restored++;
+    }
+    LOG.info("{}: warm start, restored {} of {} blocks from {} in {} ms", tier, restored,
+        loaded.entries.size(), path, (System.nanoTime() - start) / 1_000_000);
+    return restored;
+  }
+
+  private static Map<Integer, Integer> remapDeserializers(Map<Integer, String> saved) {
+    // Make sure HBase's block deserializer has registered its id in this JVM.
+    HFileBlock.BLOCK_DESERIALIZER.getDeserializerIdentifier();
+    Map<String, Integer> now = new HashMap<>();
+    for (Map.Entry<Integer, String> e : CacheableDeserializerIdManager.save().entrySet()) {
+      now.put(e.getValue(), e.getKey());
+    }
+    Map<Integer, Integer> out = new HashMap<>();
+    for (Map.Entry<Integer, String> e : saved.entrySet()) {
+      Integer id = now.get(e.getValue());
+      if (id != null) {
+        out.put(e.getKey(), id);
+      }
+    }
+    return out;
+  }
+
+  /** Takes a checkpoint; returns the number of blocks in it. */
+  int checkpoint() throws IOException {
+    List<Checkpoint.Entry> entries = new ArrayList<>();
+    Map<Integer, String> names = new HashMap<>();
+    index.forEach((fileId, offset, h) -> {
+      String file = files.nameOf(fileId);
+      if (file == null) {
+        return;
+      }
+      Checkpoint.Entry e = new Checkpoint.Entry();
+      e.file = file;
+      e.fileId = fileId;
+      e.offset = offset;
+      e.slab = Handles.slab(h);
+      e.slot = Handles.slot(h);
+      e.sizeClass = slabs.classOf(h);
+      e.length = slabs.length(h);
+      e.checksum = slabs.checksum(h);
+      e.flags = slabs.flags(h) & ~SlabAllocator.F_VERIFIED;
+      e.deserializer = slabs.deserializer(h);
+      e.type = slabs.type(h);
+      e.freq = slabs.freq(h);
+      e.cachedAt = 0;
+      names.put(fileId, file);
+      entries.add(e);
+    });
+    engine.sync();
+    Checkpoint.write(path, geometry, CacheableDeserializerIdManager.save(), names, entries);
+    return entries.size();
+  }
+}

@@ -1,0 +1,312 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.persist;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * The L2's index checkpoint: what a persistent engine holds, so that a restarted RegionServer
+ * serves hits at once without reading any block.
+ *
+ * <h2>File format (big-endian, {@link DataOutputStream})</h2>
+ * <pre>
+ *   magic      8 bytes  "TCCKPT01"
+ *   engine     UTF      the engine spec (file:/..., mmap:/...)
+ *   capacity   long     slabSize int   classes int, then that many slot sizes (int)
+ *   deser      int n, then n × (id int, class name UTF)   HBase deserializer ids of this JVM
+ *   files      int n, then n × (id int, name UTF)
+ *   blocks     long n, then n × entry:
+ *                fileId int, offset long, slab int, slot int, sizeClass byte, length int,
+ *                checksum int, flags byte, deser byte, type byte, freq byte, cachedAt int
+ *   crc        int      CRC32C of every byte above
+ * </pre>
+ * Written to {@code path.tmp}, forced to disk, then renamed over {@code path}, so a crash leaves
+ * either the old checkpoint or the new one, never half of one. Owner-only permissions.
+ *
+ * <h2>Why restored blocks are safe</h2>
+ * A checkpoint may name a slot that was rewritten after it was taken, or whose bytes never
+ * reached the disk before a crash. Every block carries the CRC32C of its bytes; a restored block
+ * is verified on its first read and dropped if it does not match, so a stale or torn slot is a
+ * miss, never wrong bytes.
+ */
+public final class Checkpoint {
+  private static final byte[] MAGIC = "TCCKPT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** The geometry a checkpoint must match to be loaded. */
+  public static final class Geometry {
+    final String engine;
+    final long capacity;
+    final int slabSize;
+    final int[] classSizes;
+
+    public Geometry(String engine, long capacity, int slabSize, int[] classSizes) {
+      this.engine = engine;
+      this.capacity = capacity;
+      this.slabSize = slabSize;
+      this.classSizes = classSizes.clone();
+    }
+
+    String mismatch(Geometry other) {
+      if (!engine.equals(other.engine)) {
+        return "engine " + other.engine + " (now " + engine + ")";
+      }
+      if (capacity != other.capacity || slabSize != other.slabSize) {
+        return "capacity/slab " + other.capacity + "/" + other.slabSize + " (now " + capacity
+            + "/" + slabSize + ")";
+      }
+      if (!Arrays.equals(classSizes, other.classSizes)) {
+        return "bucket sizes " + Arrays.toString(other.classSizes) + " (now "
+            + Arrays.toString(classSizes) + ")";
+      }
+      return null;
+    }
+  }
+
+  /** One block as checkpointed. */
+  public static final class Entry {
+    public String file;
+    public int fileId;
+    public long offset;
+    public int slab;
+    public int slot;
+    public int sizeClass;
+    public int length;
+    public int checksum;
+    public int flags;
+    public int deserializer;
+    public int type;
+    public int freq;
+    public int cachedAt;
+  }
+
+  /** What {@link #read} found. */
+  public static final class Loaded {
+    public final List<Entry> entries;
+    /** Deserializer class names by the id they had when the checkpoint was written. */
+    public final Map<Integer, String> deserializers;
+
+    Loaded(List<Entry> entries, Map<Integer, String> deserializers) {
+      this.entries = entries;
+      this.deserializers = deserializers;
+    }
+  }
+
+  /** The checkpoint cannot be used: missing, truncated, corrupt or written for other geometry. */
+  public static final class Unusable extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Unusable(String message) {
+      super(message);
+    }
+  }
+
+  private Checkpoint() {}
+
+  /** Writes a checkpoint atomically. */
+  public static void write(Path path, Geometry geometry, Map<Integer, String> deserializers,
+      Map<Integer, String> files, List<Entry> entries) throws IOException {
+    Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
+    Files.deleteIfExists(tmp);
+    try {
+      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
+          PosixFilePermissions.fromString("rw-------")));
+    } catch (UnsupportedOperationException e) {
+      Files.createFile(tmp);
+    }
+    CRC32C crc = new CRC32C();
+    try (OutputStream raw = Files.newOutputStream(tmp, StandardOpenOption.WRITE);
+        CheckedOutputStream checked = new CheckedOutputStream(
+            new BufferedOutputStream(raw, 1 << 16), crc);
+        DataOutputStream out = new DataOutputStream(checked)) {
+      out.write(MAGIC);
+      out.writeUTF(geometry.engine);
+      out.writeLong(geometry.capacity);
+      out.writeInt(geometry.slabSize);
+      out.writeInt(geometry.classSizes.length);
+      for (int s : geometry.classSizes) {
+        out.writeInt(s);
+      }
+      writeNames(out, deserializers);
+      writeNames(out, files);
+      out.writeLong(entries.size());
+      for (Entry e : entries) {
+        out.writeInt(e.fileId);
+        out.writeLong(e.offset);
+        out.writeInt(e.slab);
+        out.writeInt(e.slot);
+        out.writeByte(e.sizeClass);
+        out.writeInt(e.length);
+        out.writeInt(e.checksum);
+        out.writeByte(e.flags);
+        out.writeByte(e.deserializer);
+        out.writeByte(e.type);
+        out.writeByte(e.freq);
+        out.writeInt(e.cachedAt);
+      }
+      out.flush();
+      new DataOutputStream(raw).writeInt((int) crc.getValue());
+    }
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private static void writeNames(DataOutputStream out, Map<Integer, String> names)
+      throws IOException {
+    out.writeInt(names.size());
+    for (Map.Entry<Integer, String> e : names.entrySet()) {
+      out.writeInt(e.getKey());
+      out.writeUTF(e.getValue());
+    }
+  }
+
+  /**
+   * Reads a checkpoint written for {@code expected} geometry.
+   *
+   * @throws Unusable saying why the checkpoint cannot be used (the caller starts cold)
+   */
+  public static Loaded read(Path path, Geometry expected) throws Unusable {
+    if (!Files.exists(path)) {
+      throw new Unusable("no checkpoint at " + path);
+    }
+    long size;
+    try {
+      size = Files.size(path);
+    } catch (IOException e) {
+      throw new Unusable("cannot read " + path + ": " + e);
+    }
+    CRC32C crc = new CRC32C();
+    try (InputStream raw = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
+      CheckedInputStream checked = new CheckedInputStream(new LimitedInputStream(raw, size - 4),
+          crc);
+      DataInputStream in = new DataInputStream(checked);
+      byte[] magic = new byte[MAGIC.length];
+      in.readFully(magic);
+      if (!Arrays.equals(magic, MAGIC)) {
+        throw new Unusable(path + " is not a TierCache checkpoint");
+      }
+      String engine = in.readUTF();
+      long capacity = in.readLong();
+      int slabSize = in.readInt();
+      int[] classes = new int[in.readInt()];
+      for (int i = 0; i < classes.length; i++) {
+        classes[i] = in.readInt();
+      }
+      String mismatch = expected.mismatch(new Geometry(engine, capacity, slabSize, classes));
+      if (mismatch != null) {
+        throw new Unusable(path + " was written for " + mismatch);
+      }
+      Map<Integer, String> deser = readNames(in);
+      Map<Integer, String> files = readNames(in);
+      long n = in.readLong();
+      if (n < 0 || n > size / 30) {
+        throw new Unusable(path + " claims " + n + " blocks in " + size + " bytes");
+      }
+      List<Entry> entries = new ArrayList<>((int) n);
+      for (long i = 0; i < n; i++) {
+        Entry e = new Entry();
+        e.fileId = in.readInt();
+        e.file = files.get(e.fileId);
+        e.offset = in.readLong();
+        e.slab = in.readInt();
+        e.slot = in.readInt();
+        e.sizeClass = in.readUnsignedByte();
+        e.length = in.readInt();
+        e.checksum = in.readInt();
+        e.flags = in.readUnsignedByte();
+        e.deserializer = in.readUnsignedByte();
+        e.type = in.readUnsignedByte();
+        e.freq = in.readUnsignedByte();
+        e.cachedAt = in.readInt();
+        if (e.file == null) {
+          throw new Unusable(path + " names an unknown file id " + e.fileId);
+        }
+        entries.add(e);
+      }
+      int computed = (int) crc.getValue();
+      int stored = new DataInputStream(raw).readInt();
+      if (computed != stored) {
+        throw new Unusable(path + " fails its checksum");
+      }
+      return new Loaded(entries, deser);
+    } catch (EOFException e) {
+      throw new Unusable(path + " is truncated");
+    } catch (IOException e) {
+      throw new Unusable("cannot read " + path + ": " + e);
+    }
+  }
+
+  private static Map<Integer, String> readNames(DataInputStream in) throws IOException, Unusable {
+    int n = in.readInt();
+    if (n < 0 || n > 50_000_000) {
+      throw new Unusable("implausible name table of " + n + " entries");
+    }
+    Map<Integer, String> out = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      out.put(in.readInt(), in.readUTF());
+    }
+    return out;
+  }
+
+  /** Reads at most {@code limit} bytes, so the trailing CRC is not fed to the checksum. */
+  private static final class LimitedInputStream extends java.io.FilterInputStream {
+    private long left;
+
+    LimitedInputStream(InputStream in, long limit) {
+      super(in);
+      this.left = Math.max(0, limit);
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (left <= 0) {
+        return -1;
+      }
+      int b = super.read();
+      if (b >= 0) {
+        left--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (left <= 0) {
+        return -1;
+      }
+      int n = super.read(b, off, (int) Math.min(len, left));
+      if (n > 0) {
+        left -= n;
+      }
+      return n;
+    }
+
+    @Override
+    public void close() {
+      // The caller closes the underlying stream.
+    }
+  }
+}
