@@ -1,0 +1,346 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.showdown;
+
+import io.tiercache.bench.subject.Subject.Vendor;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The showdown's results as an aligned table, as ratios of each TierCache subject to each HBase
+ * cache measured in the same run, and as files: {@code showdown.txt}, {@code showdown.csv},
+ * {@code showdown.json} and {@code ratios.csv}.
+ *
+ * <p>Columns: {@code refused} counts blocks the cache failed to insert (HBase's failed inserts:
+ * over the hard limit, writer queue full), {@code rejected} new blocks a TierCache admission
+ * filter kept out (HBase's TinyLfuBlockCache rejects silently inside Caffeine and shows 0).
+ *
+ * <p>Ratios are TierCache / HBase: below 1 is better for TierCache for p99 latency and
+ * allocation, above 1 for throughput; hit ratio is compared as a difference in points.
+ *
+ * <p>Concurrency: immutable after construction; used by the thread that ran the showdown.
+ */
+final class Report {
+  private static final String[] HEADER = {"scenario", "subject", "ops/s", "hit%", "L1/L2 hit%",
+      "p50 us", "p95 us", "p99 us", "p99.9 us", "max us", "KB/op", "GCs", "GC ms", "refused",
+      "rejected"};
+
+  private final List<Result> results;
+  private final Map<String, String> meta;
+
+  Report(List<Result> results, Map<String, String> meta) {
+    this.results = List.copyOf(results);
+    this.meta = new LinkedHashMap<>(meta);
+  }
+
+  /** The results as an aligned text table, one row per subject and scenario. */
+  String table() {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(HEADER);
+    for (Result r : results) {
+      if (r.failed()) {
+        rows.add(new String[] {r.scenario.name(), r.subject, "FAILED: " + r.error});
+        continue;
+      }
+      rows.add(new String[] {r.scenario.name(), r.subject, fmt("%.0f", r.opsPerSecond()),
+          pct(r.hitRatio), Double.isNaN(r.l1HitRatio) && Double.isNaN(r.l2HitRatio) ? "-"
+              : pct(r.l1HitRatio) + "/" + pct(r.l2HitRatio), micros(r.p50), micros(r.p95), micros(r.p99), micros(r.p999),
+          micros(r.max), fmt("%.1f", r.allocBytesPerOp / 1024), Long.toString(r.gcCount),
+          Long.toString(r.gcMillis), Long.toString(r.refused),
+          Long.toString(r.admissionRejected)});
+    }
+    return align(rows, 2);
+  }
+
+  /**
+   * For each TierCache subject: per scenario, p99 and throughput relative to each HBase subject
+   * and to the best HBase subject for that metric, and the hit-ratio difference.
+   */
+  String ratios() {
+    StringBuilder out = new StringBuilder(headline());
+    List<String> hbase = subjects(Vendor.HBASE);
+    for (String t : subjects(Vendor.TIERCACHE)) {
+      out.append(section(t, "p99 latency, " + t + " / HBase (below 1: " + t + " faster)", hbase,
+          r -> r.p99, false));
+      out.append(section(t, "throughput, " + t + " / HBase (above 1: " + t + " faster)", hbase,
+          Result::opsPerSecond, true));
+      out.append(hitSection(t, hbase));
+    }
+    return out.toString();
+  }
+
+  /**
+   * Each TierCache subject against its HBase counterpart (L1 vs LruBlockCache, L2 per engine vs
+   * BucketCache on the same engine), per scenario, with the geometric mean over scenarios.
+   */
+  String headline() {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"scenario", "tiercache", "vs", "p99 x", "p99.9 x", "ops/s x",
+        "hit pt", "KB/op x", "GC ms"});
+    for (String t : subjects(Vendor.TIERCACHE)) {
+      String h = null;
+      double[] logs = new double[5];
+      int n = 0;
+      for (String sc : scenarios()) {
+        Result a = find(t, sc);
+        if (a == null || a.counterpart == null) {
+          continue;
+        }
+        h = a.counterpart;
+        Result b = find(h, sc);
+        if (b == null) {
+          continue;
+        }
+        double[] x = {(double) a.p99 / b.p99, (double) a.p999 / b.p999,
+            a.opsPerSecond() / b.opsPerSecond(), 100 * (a.hitRatio - b.hitRatio),
+            a.allocBytesPerOp / b.allocBytesPerOp};
+        rows.add(new String[] {sc, t, h, fmt("%.2f", x[0]), fmt("%.2f", x[1]), fmt("%.2f", x[2]),
+            fmt("%+.1f", x[3]), fmt("%.2f", x[4]), a.gcMillis + "/" + b.gcMillis});
+        logs[0] += Math.log(x[0]);
+        logs[1] += Math.log(x[1]);
+        logs[2] += Math.log(x[2]);
+        logs[3] += x[3];
+        logs[4] += Math.log(x[4]);
+        n++;
+      }
+      if (n > 1) {
+        rows.add(new String[] {"geomean (" + n + ")", t, h, fmt("%.2f", Math.exp(logs[0] / n)),
+            fmt("%.2f", Math.exp(logs[1] / n)), fmt("%.2f", Math.exp(logs[2] / n)),
+            fmt("%+.1f", logs[3] / n), fmt("%.2f", Math.exp(logs[4] / n)), ""});
+      }
+    }
+    if (rows.size() == 1) {
+      return "";
+    }
+    return "like for like, TierCache / HBase counterpart (x below 1 is better for p99 and KB/op,"
+        + " above 1 for ops/s; hit in points; mean of hit is arithmetic)\n" + align(rows, 3)
+        + "\n";
+  }
+
+  /** Writes every file into {@code dir}. */
+  void write(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Files.write(dir.resolve("showdown.txt"), (header() + table() + "\n" + ratios())
+        .getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("showdown.csv"), csv().getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("showdown.json"), json().getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("ratios.csv"), ratiosCsv().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The run's settings, one per line. */
+  String header() {
+    StringBuilder s = new StringBuilder();
+    meta.forEach((k, v) -> s.append(k).append(": ").append(v).append('\n'));
+    return s.append('\n').toString();
+  }
+
+  String csv() {
+    StringBuilder s = new StringBuilder("scenario,pattern,sizes,ratio,subject,vendor,capacity_bytes,"
+        + "dataset_bytes,threads,ops,reads,seconds,ops_per_s,hit_ratio,l1_hit_ratio,l2_hit_ratio,"
+        + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
+        + "admission_rejected,error\n");
+    for (Result r : results) {
+      s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
+          r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
+          r.vendor.name().toLowerCase(Locale.ROOT), Long.toString(r.capacity),
+          Long.toString(r.datasetBytes), Integer.toString(r.threads), Long.toString(r.ops),
+          Long.toString(r.reads), fmt("%.3f", r.seconds), fmt("%.1f", r.opsPerSecond()),
+          num(r.hitRatio), num(r.l1HitRatio), num(r.l2HitRatio), Long.toString(r.p50),
+          Long.toString(r.p95), Long.toString(r.p99), Long.toString(r.p999), Long.toString(r.max),
+          num(r.allocBytesPerOp), Long.toString(r.gcCount), Long.toString(r.gcMillis),
+          Long.toString(r.refused), Long.toString(r.admissionRejected),
+          r.error == null ? "" : '"' + r.error + '"')).append('\n');
+    }
+    return s.toString();
+  }
+
+  String json() {
+    Json j = new Json();
+    j.beginObject().name("meta").beginObject();
+    meta.forEach((k, v) -> j.name(k).value(v));
+    j.endObject().name("results").beginArray();
+    for (Result r : results) {
+      j.beginObject().name("scenario").value(r.scenario.name())
+          .name("pattern").value(r.scenario.pattern().label())
+          .name("sizes").value(r.scenario.sizes().label())
+          .name("ratio").value(r.scenario.ratio())
+          .name("subject").value(r.subject)
+          .name("vendor").value(r.vendor.name().toLowerCase(Locale.ROOT))
+          .name("capacityBytes").value(r.capacity)
+          .name("datasetBytes").value(r.datasetBytes)
+          .name("threads").value(r.threads)
+          .name("ops").value(r.ops)
+          .name("reads").value(r.reads)
+          .name("seconds").value(r.seconds)
+          .name("opsPerSecond").value(r.opsPerSecond())
+          .name("hitRatio").value(r.hitRatio)
+          .name("l1HitRatio").value(r.l1HitRatio)
+          .name("l2HitRatio").value(r.l2HitRatio)
+          .name("latencyNanos").beginObject()
+          .name("p50").value(r.p50).name("p95").value(r.p95).name("p99").value(r.p99)
+          .name("p999").value(r.p999).name("max").value(r.max).endObject()
+          .name("allocBytesPerOp").value(r.allocBytesPerOp)
+          .name("gcCount").value(r.gcCount)
+          .name("gcMillis").value(r.gcMillis)
+          .name("refused").value(r.refused)
+          .name("admissionRejected").value(r.admissionRejected)
+          .name("error").value(r.error)
+          .endObject();
+    }
+    return j.endArray().endObject().toString() + "\n";
+  }
+
+  String ratiosCsv() {
+    StringBuilder s = new StringBuilder("scenario,tiercache,hbase,like_for_like,p99_ratio,"
+        + "p999_ratio,ops_ratio,hit_ratio_ratio,hit_points_diff,alloc_ratio\n");
+    for (String t : subjects(Vendor.TIERCACHE)) {
+      for (String h : subjects(Vendor.HBASE)) {
+        for (String sc : scenarios()) {
+          Result a = find(t, sc);
+          Result b = find(h, sc);
+          if (a == null || b == null) {
+            continue;
+          }
+          s.append(String.join(",", sc, t, h, Boolean.toString(h.equals(a.counterpart)),
+              num((double) a.p99 / b.p99), num((double) a.p999 / b.p999),
+              num(a.opsPerSecond() / b.opsPerSecond()), num(a.hitRatio / b.hitRatio),
+              num(100 * (a.hitRatio - b.hitRatio)), num(a.allocBytesPerOp / b.allocBytesPerOp)))
+              .append('\n');
+        }
+      }
+    }
+    return s.toString();
+  }
+
+  private String section(String t, String title, List<String> hbase,
+      ToDoubleFunction<Result> metric, boolean higherIsBetter) {
+    List<String[]> rows = new ArrayList<>();
+    List<String> head = new ArrayList<>(List.of("scenario"));
+    head.addAll(hbase);
+    head.add("vs best");
+    rows.add(head.toArray(new String[0]));
+    for (String sc : scenarios()) {
+      Result a = find(t, sc);
+      if (a == null) {
+        continue;
+      }
+      List<String> row = new ArrayList<>(List.of(sc));
+      double best = Double.NaN;
+      for (String h : hbase) {
+        Result b = find(h, sc);
+        double v = b == null ? Double.NaN : metric.applyAsDouble(b);
+        row.add(Double.isNaN(v) ? "-" : fmt("%.2f", metric.applyAsDouble(a) / v));
+        if (!Double.isNaN(v) && (Double.isNaN(best) || (higherIsBetter ? v > best : v < best))) {
+          best = v;
+        }
+      }
+      row.add(Double.isNaN(best) ? "-" : fmt("%.2f", metric.applyAsDouble(a) / best));
+      rows.add(row.toArray(new String[0]));
+    }
+    return title + "\n" + align(rows, 1) + "\n";
+  }
+
+  private String hitSection(String t, List<String> hbase) {
+    List<String[]> rows = new ArrayList<>();
+    List<String> head = new ArrayList<>(List.of("scenario"));
+    head.addAll(hbase);
+    rows.add(head.toArray(new String[0]));
+    for (String sc : scenarios()) {
+      Result a = find(t, sc);
+      if (a == null) {
+        continue;
+      }
+      List<String> row = new ArrayList<>(List.of(sc));
+      for (String h : hbase) {
+        Result b = find(h, sc);
+        row.add(b == null ? "-" : fmt("%+.1f", 100 * (a.hitRatio - b.hitRatio)));
+      }
+      rows.add(row.toArray(new String[0]));
+    }
+    return "hit ratio, " + t + " minus HBase, in points\n" + align(rows, 1) + "\n";
+  }
+
+  private List<String> subjects(Vendor vendor) {
+    Set<String> names = new LinkedHashSet<>();
+    for (Result r : results) {
+      if (r.vendor == vendor && !r.failed()) {
+        names.add(r.subject);
+      }
+    }
+    return new ArrayList<>(names);
+  }
+
+  private List<String> scenarios() {
+    Set<String> names = new LinkedHashSet<>();
+    results.forEach(r -> names.add(r.scenario.name()));
+    return new ArrayList<>(names);
+  }
+
+  private Result find(String subject, String scenario) {
+    for (Result r : results) {
+      if (r.subject.equals(subject) && r.scenario.name().equals(scenario) && !r.failed()) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Aligns rows into columns: the first {@code leftColumns} left-aligned, the rest right-aligned.
+   * A short row (a failure message) is printed as it is.
+   */
+  static String align(List<String[]> rows, int leftColumns) {
+    int cols = 0;
+    for (String[] r : rows) {
+      cols = Math.max(cols, r.length);
+    }
+    int[] width = new int[cols];
+    for (String[] r : rows) {
+      if (r.length == cols) {
+        for (int c = 0; c < cols; c++) {
+          width[c] = Math.max(width[c], r[c].length());
+        }
+      }
+    }
+    StringBuilder s = new StringBuilder();
+    for (String[] r : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < r.length; c++) {
+        String pad = " ".repeat(r.length < cols && c == r.length - 1
+            ? 0 : Math.max(0, width[c] - r[c].length()));
+        line.append(c > 0 ? "  " : "");
+        line.append(c < leftColumns ? r[c] + pad : pad + r[c]);
+      }
+      s.append(line.toString().stripTrailing()).append('\n');
+    }
+    return s.toString();
+  }
+
+  private static String micros(long nanos) {
+    double us = nanos / 1000.0;
+    return us < 100 ? fmt("%.1f", us) : fmt("%.0f", us);
+  }
+
+  private static String pct(double ratio) {
+    return Double.isNaN(ratio) ? "-" : fmt("%.1f", 100 * ratio);
+  }
+
+  private static String num(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "" : fmt("%.4f", v);
+  }
+
+  static String fmt(String format, double v) {
+    return String.format(Locale.ROOT, format, v);
+  }
+}

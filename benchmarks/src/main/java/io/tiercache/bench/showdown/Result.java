@@ -1,0 +1,109 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.showdown;
+
+import io.tiercache.bench.subject.Subject;
+import io.tiercache.bench.workload.Scenario;
+
+/**
+ * What one subject did in one scenario's measured phase. Latencies are per operation (one get:
+ * one block read, three for the HBase-shaped mix) in nanoseconds; ratios in {@code [0, 1]}, or
+ * {@code NaN} where they do not apply (per-tier hit ratios of a single-tier cache).
+ */
+public final class Result {
+  public final String subject;
+  public final Subject.Vendor vendor;
+  /** The HBase subject this one is compared with like for like, or null. */
+  public final String counterpart;
+  public final Scenario scenario;
+  public final long capacity;
+  public final long datasetBytes;
+  public final int threads;
+  public final long ops;
+  public final long reads;
+  public final double seconds;
+  public final double hitRatio;
+  public final double l1HitRatio;
+  public final double l2HitRatio;
+  public final long p50;
+  public final long p95;
+  public final long p99;
+  public final long p999;
+  public final long max;
+  public final double allocBytesPerOp;
+  public final long gcCount;
+  public final long gcMillis;
+  public final long refused;
+  public final long admissionRejected;
+  /** Why the run failed, or null. */
+  public final String error;
+
+  Result(Builder b) {
+    this.subject = b.subject;
+    this.vendor = b.vendor;
+    this.counterpart = b.counterpart;
+    this.scenario = b.scenario;
+    this.capacity = b.capacity;
+    this.datasetBytes = b.datasetBytes;
+    this.threads = b.threads;
+    this.ops = b.ops;
+    this.reads = b.reads;
+    this.seconds = b.seconds;
+    this.hitRatio = b.hitRatio;
+    this.l1HitRatio = b.l1HitRatio;
+    this.l2HitRatio = b.l2HitRatio;
+    this.p50 = b.p50;
+    this.p95 = b.p95;
+    this.p99 = b.p99;
+    this.p999 = b.p999;
+    this.max = b.max;
+    this.allocBytesPerOp = b.allocBytesPerOp;
+    this.gcCount = b.gcCount;
+    this.gcMillis = b.gcMillis;
+    this.refused = b.refused;
+    this.admissionRejected = b.admissionRejected;
+    this.error = b.error;
+  }
+
+  /** Operations per second of the measured phase. */
+  public double opsPerSecond() {
+    return seconds > 0 ? ops / seconds : 0;
+  }
+
+  public boolean failed() {
+    return error != null;
+  }
+
+  /** Mutable fields for {@link Runner}; a plain holder, not shared between threads. */
+  static final class Builder {
+    String subject;
+    Subject.Vendor vendor;
+    String counterpart;
+    Scenario scenario;
+    long capacity;
+    long datasetBytes;
+    int threads;
+    long ops;
+    long reads;
+    double seconds;
+    double hitRatio = Double.NaN;
+    double l1HitRatio = Double.NaN;
+    double l2HitRatio = Double.NaN;
+    long p50;
+    long p95;
+    long p99;
+    long p999;
+    long max;
+    double allocBytesPerOp = Double.NaN;
+    long gcCount;
+    long gcMillis;
+    long refused;
+    long admissionRejected;
+    String error;
+
+    Result build() {
+      return new Result(this);
+    }
+  }
+}

@@ -1,0 +1,239 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.showdown;
+
+import io.tiercache.bench.data.Dataset;
+import io.tiercache.bench.subject.CacheCounters;
+import io.tiercache.bench.subject.CacheSpec;
+import io.tiercache.bench.subject.Subject;
+import io.tiercache.bench.workload.AccessStream;
+import io.tiercache.bench.workload.Reader;
+import io.tiercache.bench.workload.Workload;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.Phaser;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+
+/**
+ * Runs one subject through one workload: build a fresh cache, warm it up, measure a fixed number
+ * of operations on {@code threads} workers, shut the cache down and delete its files.
+ *
+ * <p>The phases are separated by a {@link Phaser} shared by the workers and the calling thread:
+ * <ol>
+ *   <li>workers warm up, then arrive;</li>
+ *   <li>the caller snapshots the cache's counters and the JVM meters, starts the clock, arrives;</li>
+ *   <li>workers run their share of the measured operations, then arrive;</li>
+ *   <li>the caller stops the clock and snapshots again while the workers are still alive (their
+ *       allocation counters die with them), then arrives and the workers end.</li>
+ * </ol>
+ * A worker that fails terminates the phaser, which releases everyone; the run then reports the
+ * failure instead of numbers.
+ *
+ * <p>Concurrency: one run at a time per runner; the workers share only the cache, the dataset
+ * (read-only) and the phaser.
+ */
+final class Runner {
+  /** Latencies above this are recorded as this (an HdrHistogram needs a bound). */
+  private static final long MAX_LATENCY_NANOS = 60_000_000_000L;
+
+  private final Dataset dataset;
+  private final Path cacheDir;
+  private final long capacity;
+  private final int threads;
+  private final long seed;
+
+  Runner(Dataset dataset, Path cacheDir, long capacity, int threads, long seed) {
+    this.dataset = dataset;
+    this.cacheDir = cacheDir;
+    this.capacity = capacity;
+    this.threads = threads;
+    this.seed = seed;
+  }
+
+  /** Runs {@code subject} on {@code workload}: {@code warmupOps}, then {@code ops} measured. */
+  Result run(Subject subject, Workload workload, long warmupOps, long ops) {
+    Result.Builder r = new Result.Builder();
+    r.subject = subject.name();
+    r.vendor = subject.vendor();
+    r.counterpart = subject.counterpart();
+    r.scenario = workload.scenario();
+    r.capacity = capacity;
+    r.datasetBytes = workload.bytes();
+    r.threads = threads;
+    Path scratch = null;
+    BlockCache cache = null;
+    try {
+      Files.createDirectories(cacheDir);
+      scratch = Files.createTempDirectory(cacheDir, subject.name() + "-");
+      cache = subject.create(new CacheSpec(capacity, workload.scenario().sizes().typicalPayload(),
+          scratch));
+      measure(cache, workload, warmupOps, ops, r);
+    } catch (Throwable t) {
+      r.error = describe(t);
+    } finally {
+      if (cache != null) {
+        try {
+          cache.shutdown();
+        } catch (RuntimeException e) {
+          r.error = r.error != null ? r.error : "shutdown failed: " + describe(e);
+        }
+      }
+      deleteQuietly(scratch);
+    }
+    return r.build();
+  }
+
+  private void measure(BlockCache cache, Workload workload, long warmupOps, long ops,
+      Result.Builder r) throws Throwable {
+    Phaser phaser = new Phaser(threads + 1);
+    Worker[] workers = new Worker[threads];
+    for (int t = 0; t < threads; t++) {
+      long share = ops / threads + (t < ops % threads ? 1 : 0);
+      long warm = warmupOps / threads + (t < warmupOps % threads ? 1 : 0);
+      workers[t] = new Worker(cache, workload.stream(seed, t), phaser, warm, share);
+      workers[t].setName("showdown-worker-" + t);
+      workers[t].setDaemon(true);
+      workers[t].start();
+    }
+    try {
+      arrive(phaser, workers);
+      CacheCounters countersBefore = CacheCounters.of(cache);
+      JvmMeters before = JvmMeters.now();
+      long start = System.nanoTime();
+      arrive(phaser, workers);
+      arrive(phaser, workers);
+      long elapsed = System.nanoTime() - start;
+      JvmMeters after = JvmMeters.now();
+      CacheCounters counters = CacheCounters.of(cache).minus(countersBefore);
+      phaser.arrive();
+
+      Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
+      long hits = 0;
+      long reads = 0;
+      for (Worker w : workers) {
+        latency.add(w.latency);
+        hits += w.hits;
+        reads += w.reads;
+      }
+      r.ops = ops;
+      r.reads = reads;
+      r.seconds = elapsed / 1e9;
+      r.hitRatio = ratio(hits, reads);
+      if (counters.tiered) {
+        r.l1HitRatio = ratio(counters.l1Hits, counters.l1Requests);
+        r.l2HitRatio = ratio(counters.l2Hits, counters.l2Requests);
+      }
+      r.p50 = latency.getValueAtPercentile(50);
+      r.p95 = latency.getValueAtPercentile(95);
+      r.p99 = latency.getValueAtPercentile(99);
+      r.p999 = latency.getValueAtPercentile(99.9);
+      r.max = latency.getMaxValue();
+      r.allocBytesPerOp = (double) after.allocatedSince(before) / ops;
+      r.gcCount = after.gcCount - before.gcCount;
+      r.gcMillis = after.gcMillis - before.gcMillis;
+      r.refused = counters.failedInserts;
+      r.admissionRejected = counters.admissionRejected;
+    } finally {
+      phaser.forceTermination();
+      for (Worker w : workers) {
+        w.join();
+      }
+    }
+  }
+
+  /** Arrives for the caller and waits for the workers; rethrows a worker's failure. */
+  private static void arrive(Phaser phaser, Worker[] workers) throws Throwable {
+    if (phaser.arriveAndAwaitAdvance() < 0) {
+      for (Worker w : workers) {
+        w.join();
+        if (w.failure != null) {
+          throw w.failure;
+        }
+      }
+      throw new IllegalStateException("a worker stopped without saying why");
+    }
+  }
+
+  private static double ratio(long part, long whole) {
+    return whole == 0 ? Double.NaN : (double) part / whole;
+  }
+
+  private static String describe(Throwable t) {
+    StringWriter s = new StringWriter();
+    t.printStackTrace(new PrintWriter(s));
+    String first = s.toString().lines().limit(4).reduce((a, b) -> a + " | " + b.trim()).orElse("");
+    return first.replace('"', '\'');
+  }
+
+  private static void deleteQuietly(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      System.err.println("could not delete " + dir + ": " + e);
+    }
+  }
+
+  /** One worker thread: its own stream of operations, latencies and hit counts. */
+  private final class Worker extends Thread {
+    final Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
+    final BlockCache cache;
+    final AccessStream stream;
+    final Phaser phaser;
+    final long warmupOps;
+    final long ops;
+    long hits;
+    long reads;
+    volatile Throwable failure;
+
+    Worker(BlockCache cache, AccessStream stream, Phaser phaser, long warmupOps, long ops) {
+      this.cache = cache;
+      this.stream = stream;
+      this.phaser = phaser;
+      this.warmupOps = warmupOps;
+      this.ops = ops;
+    }
+
+    @Override
+    public void run() {
+      try {
+        int[] ids = new int[AccessStream.MAX_READS];
+        for (long i = 0; i < warmupOps && !phaser.isTerminated(); i++) {
+          int n = stream.next(ids);
+          for (int k = 0; k < n; k++) {
+            Reader.read(cache, dataset, ids[k]);
+          }
+        }
+        if (phaser.arriveAndAwaitAdvance() < 0 || phaser.arriveAndAwaitAdvance() < 0) {
+          return;
+        }
+        for (long i = 0; i < ops && !phaser.isTerminated(); i++) {
+          int n = stream.next(ids);
+          long start = System.nanoTime();
+          for (int k = 0; k < n; k++) {
+            if (Reader.read(cache, dataset, ids[k])) {
+              hits++;
+            }
+          }
+          latency.recordValue(Math.min(System.nanoTime() - start, MAX_LATENCY_NANOS));
+          reads += n;
+        }
+        if (phaser.arriveAndAwaitAdvance() >= 0) {
+          phaser.arriveAndAwaitAdvance();
+        }
+      } catch (Throwable t) {
+        failure = t;
+        phaser.forceTermination();
+      }
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.showdown;
+
+import io.tiercache.bench.data.BlockLayout;
+import io.tiercache.bench.data.BlockSizes;
+import io.tiercache.bench.data.Dataset;
+import io.tiercache.bench.subject.Subject;
+import io.tiercache.bench.subject.Subjects;
+import io.tiercache.bench.workload.Scenario;
+import io.tiercache.bench.workload.Workload;
+import io.tiercache.core.config.Sizes;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.hbase.util.VersionInfo;
+
+/**
+ * The block-cache showdown: the same workloads, in one JVM, against every TierCache tier and
+ * HBase's own caches, reporting throughput, hit ratio, latency percentiles, allocation per
+ * operation, GC and refused blocks.
+ *
+ * <p>Run it from the repository root (the jar sets the module opens HBase needs):
+ * <pre>
+ * mvn -B -q -pl benchmarks -am package -DskipTests
+ * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar showdown --quick
+ * </pre>
+ * {@link Options} lists the options. Results go to {@code benchmarks/target/showdown/}; the
+ * dataset files are written once to {@code benchmarks/target/showdown-data/} and reused.
+ *
+ * <p>Each scenario runs every subject back to back, so the noise of a shared machine spreads over
+ * all of them alike; compare ratios within a run, not absolute numbers across runs.
+ */
+public final class Showdown {
+  private Showdown() {}
+
+  /** Runs the showdown; the exit status is 1 if any run failed, 2 for bad arguments. */
+  public static void main(String[] args) throws Exception {
+    if (java.util.Arrays.asList(args).contains("--help")) {
+      System.out.println(Options.USAGE);
+      return;
+    }
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    List<Result> results = run(options, Subjects.standard(), System.out);
+    System.exit(results.stream().anyMatch(Result::failed) ? 1 : 0);
+  }
+
+  /** Runs the selected subjects and scenarios, prints and writes the report, returns the rows. */
+  static List<Result> run(Options o, Subjects registry, PrintStream out) throws Exception {
+    List<Subject> subjects = registry.select(o.subjects);
+    if (o.list) {
+      out.println("subjects:");
+      registry.all().forEach(s -> out.printf("  %-22s %s%n", s.name(), s.description()));
+      out.println("scenarios (" + o.preset + "):");
+      o.scenarios.forEach(s -> out.println("  " + s.name()));
+      return List.of();
+    }
+    Map<String, String> meta = meta(o, subjects);
+    meta.forEach((k, v) -> out.println(k + ": " + v));
+    out.println();
+
+    Map<BlockSizes, Dataset> datasets = new EnumMap<>(BlockSizes.class);
+    List<Result> results = new ArrayList<>();
+    boolean jitWarm = false;
+    try {
+      for (Scenario scenario : o.scenarios) {
+        Dataset dataset = datasets.get(scenario.sizes());
+        if (dataset == null) {
+          dataset = open(o, scenario.sizes(), out);
+          datasets.put(scenario.sizes(), dataset);
+        }
+        Workload workload = Workload.of(scenario, dataset.layout(), o.capacity, o.seed);
+        Runner runner = new Runner(dataset, o.cacheDir, o.capacity, o.threads, o.seed);
+        long warmup = o.warmupFor(scenario.sizes());
+        out.printf(Locale.ROOT, "%s: %d files, %s, %d data blocks, warm-up %d ops, %d measured%n",
+            scenario, workload.files(), Sizes.format(workload.bytes()), workload.dataBlocks(),
+            warmup, o.ops);
+        if (!jitWarm) {
+          // The first subject measured would otherwise pay for compiling the shared read path.
+          out.println("  JIT warm-up: every subject, " + warmup + " ops, not reported");
+          for (Subject subject : subjects) {
+            settle();
+            runner.run(subject, workload, warmup, warmup);
+          }
+          jitWarm = true;
+        }
+        for (Subject subject : subjects) {
+          settle();
+          Result r = runner.run(subject, workload, warmup, o.ops);
+          results.add(r);
+          out.println("  " + line(r));
+        }
+      }
+    } finally {
+      for (Dataset d : datasets.values()) {
+        d.close();
+      }
+    }
+    Report report = new Report(results, meta);
+    out.println();
+    out.print(report.table());
+    out.println();
+    out.print(report.ratios());
+    report.write(o.out);
+    if (o.charts) {
+      Charts.write(results, o.out);
+    }
+    out.println("wrote " + o.out.toAbsolutePath() + "/{showdown.txt,showdown.csv,showdown.json,"
+        + "ratios.csv" + (o.charts ? ",*.png" : "") + "}");
+    return results;
+  }
+
+  private static Dataset open(Options o, BlockSizes sizes, PrintStream out) throws Exception {
+    int maxRatio = o.scenarios.stream().filter(s -> s.sizes() == sizes)
+        .mapToInt(Scenario::ratio).max().orElse(1);
+    // Eight files per cache-full of data: enough files for index/bloom blocks and per-file
+    // eviction to matter, few enough to keep the layout small.
+    BlockLayout layout = new BlockLayout(sizes, Math.max(1, o.capacity / 8),
+        maxRatio * o.capacity, o.seed ^ sizes.ordinal());
+    long start = System.nanoTime();
+    Dataset dataset = Dataset.open(layout, o.dataDir);
+    out.printf(Locale.ROOT, "dataset %s: %s in %d files at %s (%.1f s)%n", sizes.label(),
+        Sizes.format(layout.totalBytes()), layout.fileCount(), dataset.path(),
+        (System.nanoTime() - start) / 1e9);
+    return dataset;
+  }
+
+  /** Lets the previous cache's memory go before the next one is measured. */
+  private static void settle() {
+    System.gc();
+    System.gc();
+  }
+
+  private static String line(Result r) {
+    if (r.failed()) {
+      return String.format(Locale.ROOT, "%-22s FAILED: %s", r.subject, r.error);
+    }
+    return String.format(Locale.ROOT,
+        "%-22s %9.0f ops/s  hit %5.1f%%  p50 %7.1f  p99 %8.1f  p99.9 %8.1f us  %6.1f KB/op  "
+            + "gc %d/%d ms  refused %d  rejected %d",
+        r.subject, r.opsPerSecond(), 100 * r.hitRatio, r.p50 / 1e3, r.p99 / 1e3, r.p999 / 1e3,
+        r.allocBytesPerOp / 1024, r.gcCount, r.gcMillis, r.refused, r.admissionRejected);
+  }
+
+  private static Map<String, String> meta(Options o, List<Subject> subjects) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+    m.put("preset", o.preset);
+    m.put("arguments", o.arguments);
+    m.put("hbase", VersionInfo.getVersion());
+    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+    m.put("jvm flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    m.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+    m.put("max heap", Sizes.format(Runtime.getRuntime().maxMemory()));
+    m.put("capacity", Sizes.format(o.capacity));
+    m.put("threads", Integer.toString(o.threads));
+    m.put("measured ops", Long.toString(o.ops));
+    m.put("seed", Long.toString(o.seed));
+    m.put("subjects", subjects.toString());
+    m.put("scenarios", o.scenarios.toString());
+    m.put("cache dir", o.cacheDir.toString());
+    return m;
+  }
+}

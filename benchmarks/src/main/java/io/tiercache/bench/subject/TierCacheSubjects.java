@@ -1,0 +1,42 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.subject;
+
+import static io.tiercache.bench.subject.Subject.Vendor.TIERCACHE;
+
+import io.tiercache.bucket.BucketTier;
+import io.tiercache.lru.LruTier;
+
+/**
+ * TierCache's tiers as subjects. Each tier has a public {@code Configuration} constructor, so a
+ * new tier or engine is one {@code add} line here, configured through
+ * {@link CacheSpec#conf(String...)} (which already sets the L1 size, the L2 size in MB and the
+ * block-size hint to the spec's), e.g.
+ * <pre>
+ * s.add("tiercache", TIERCACHE, "TierCache L1 + L2 (offheap)", "hbase-combined",
+ *     spec -&gt; new TieredBlockCache(spec.conf("hbase.bucketcache.ioengine", "offheap")));
+ * </pre>
+ * The fourth argument names the HBase cache it is compared with like for like in the report.
+ * A new subject also goes into the {@code @Param} lists of the JMH benchmarks; a smoke test
+ * checks they agree.
+ */
+public final class TierCacheSubjects {
+  private TierCacheSubjects() {}
+
+  static void registerAll(Subjects s) {
+    s.add("tiercache-l1", TIERCACHE, "TierCache L1: LruTier (on heap, W-TinyLFU)", "hbase-lru",
+        spec -> new LruTier(spec.conf()));
+    s.add("tiercache-l2-offheap", TIERCACHE, "TierCache L2: BucketTier, offheap engine",
+        "hbase-bucket-offheap",
+        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine", "offheap")));
+    s.add("tiercache-l2-file", TIERCACHE, "TierCache L2: BucketTier, file engine (tmpfs)",
+        "hbase-bucket-file",
+        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
+            "file:" + spec.file("tier.cache"))));
+    s.add("tiercache-l2-mmap", TIERCACHE, "TierCache L2: BucketTier, mmap engine (tmpfs)",
+        "hbase-bucket-mmap",
+        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
+            "mmap:" + spec.file("tier.mmap"))));
+  }
+}

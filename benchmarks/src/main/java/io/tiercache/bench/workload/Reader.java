@@ -1,0 +1,61 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.workload;
+
+import io.tiercache.bench.data.Dataset;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+
+/**
+ * Reads a block the way HBase's {@code HFileReaderImpl#readBlock} does: ask the cache; on a miss
+ * read the block from the file and cache it; use the block; release it.
+ *
+ * <p>Every block served is checked against the bytes it must hold; a cache that returns another
+ * block's bytes fails the run with {@link WrongBlockException}.
+ *
+ * <p>Concurrency: stateless; any thread.
+ */
+public final class Reader {
+  private Reader() {}
+
+  /**
+   * Reads block {@code id} through {@code cache}.
+   *
+   * @return whether the cache had it
+   */
+  public static boolean read(BlockCache cache, Dataset dataset, int id) {
+    BlockCacheKey key = dataset.key(id);
+    Cacheable block = cache.getBlock(key, true, false, true);
+    boolean hit = block != null;
+    if (!hit) {
+      try {
+        block = dataset.read(id);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      cache.cacheBlock(key, block, false);
+    }
+    try {
+      if (!dataset.verify(id, block)) {
+        throw new WrongBlockException("cache returned other bytes for " + key + " (block " + id
+            + (hit ? ", a hit)" : ", just read)"));
+      }
+    } finally {
+      block.release();
+    }
+    return hit;
+  }
+
+  /** Thrown when a cache serves bytes other than those cached under the key. */
+  public static final class WrongBlockException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    WrongBlockException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.showdown;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.bench.subject.Subjects;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The showdown end to end on a tiny scale (40 MB caches, a few hundred operations), so it cannot
+ * rot: every subject runs, no cache serves wrong bytes, and every report file is written.
+ */
+class ShowdownSmokeTest {
+  @Test
+  void run_tinyScale_everySubjectReportsAndFilesAreWritten(@TempDir Path dir) throws Exception {
+    Options o = Options.parse(new String[] {"--capacity", "40m", "--threads", "2", "--ops", "300",
+        "--warmup", "200", "--scenarios", "zipf-64k-1x,hbase-mixed-1x",
+        "--out", dir.resolve("out").toString(), "--data-dir", dir.resolve("data").toString(),
+        "--cache-dir", dir.resolve("cache").toString()});
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    Subjects subjects = Subjects.standard();
+
+    List<Result> results =
+        Showdown.run(o, subjects, new PrintStream(console, true, StandardCharsets.UTF_8));
+
+    assertEquals(2 * subjects.all().size(), results.size());
+    for (Result r : results) {
+      assertFalse(r.failed(), r.subject + " " + r.scenario + ": " + r.error);
+      assertEquals(300, r.ops);
+      assertTrue(r.hitRatio >= 0 && r.hitRatio <= 1, r.subject + " hit " + r.hitRatio);
+      assertTrue(r.p50 > 0 && r.p50 <= r.p99 && r.p99 <= r.max, r.subject);
+      assertTrue(r.allocBytesPerOp > 0, r.subject);
+    }
+    assertTrue(results.stream().filter(r -> r.subject.equals("hbase-combined")
+        && r.scenario.name().equals("hbase-mixed-1x")).allMatch(r -> r.l1HitRatio >= 0));
+    Path out = dir.resolve("out");
+    for (String f : new String[] {"showdown.txt", "showdown.csv", "ratios.csv",
+        "p99-zipf-64k.png", "hit-hbase-mixed.png", "ops-hbase-mixed.png"}) {
+      assertTrue(Files.size(out.resolve(f)) > 0, f);
+    }
+    JsonObject json = JsonParser.parseString(Files.readString(out.resolve("showdown.json")))
+        .getAsJsonObject();
+    assertEquals(results.size(), json.getAsJsonArray("results").size());
+    assertEquals(results.size() + 1, Files.readAllLines(out.resolve("showdown.csv")).size());
+    assertTrue(console.toString(StandardCharsets.UTF_8).contains("p99.9 us"));
+  }
+}
