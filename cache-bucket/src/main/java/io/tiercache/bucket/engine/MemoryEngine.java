@@ -1,0 +1,134 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.engine;
+
+import java.nio.ByteBuffer;
+
+/**
+ * An engine whose storage is Java-addressable memory ({@code offheap}, {@code mmap}): an array of
+ * direct or mapped buffers ("chunks"), each a power of two of whole slabs. Zero-copy.
+ *
+ * <pre>
+ * Invariants
+ *   chunks.length == ceil(capacity / chunkSize); chunk i holds engine bytes
+ *   [i * chunkSize, (i + 1) * chunkSize); nobody moves a chunk's position or limit (all access
+ *   goes through duplicates). After close() chunks is null and the memory is freed or unmapped
+ *   (or left to the GC if invokeCleaner is unavailable).
+ *
+ * Concurrency
+ *   view/read/write are lock-free, each on its own duplicate. close() must not run concurrently
+ *   with them and no view may be used after it (for memory engines that is a use-after-free):
+ *   the L2 closes its engine only once writers stopped and every pin was released. Operations
+ *   that start after close() throw IllegalStateException.
+ * </pre>
+ */
+abstract class MemoryEngine implements Engine {
+  private final long capacity;
+  private final int slabSize;
+  private final int chunkShift;
+  private volatile ByteBuffer[] chunks;
+
+  /** {@code chunkSize} is a power of two, at least the slab size. */
+  MemoryEngine(long capacity, int slabSize, int chunkSize) {
+    Slabs.checkGeometry(capacity, slabSize);
+    if (chunkSize < slabSize || Integer.bitCount(chunkSize) != 1) {
+      throw new IllegalArgumentException("chunk size " + chunkSize
+          + " is not a power of two of at least one slab (" + slabSize + ")");
+    }
+    this.capacity = capacity;
+    this.slabSize = slabSize;
+    this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
+  }
+
+  /** Number of chunks a subclass must supply to {@link #install}. */
+  final int chunkCount() {
+    return (int) ((capacity - 1) >>> chunkShift) + 1;
+  }
+
+  /** Bytes of chunk {@code i} (the last one may be shorter). */
+  final int chunkLength(int i) {
+    long start = (long) i << chunkShift;
+    return (int) Math.min(1L << chunkShift, capacity - start);
+  }
+
+  /** Called once by the subclass constructor with the chunks it allocated or mapped. */
+  final void install(ByteBuffer[] buffers) {
+    this.chunks = buffers;
+  }
+
+  @Override
+  public final long capacity() {
+    return capacity;
+  }
+
+  @Override
+  public final int slabSize() {
+    return slabSize;
+  }
+
+  @Override
+  public final boolean isZeroCopy() {
+    return true;
+  }
+
+  @Override
+  public final ByteBuffer view(long offset, int length) {
+    return range(offset, length).slice().asReadOnlyBuffer();
+  }
+
+  @Override
+  public final void read(long offset, ByteBuffer dst) {
+    dst.put(range(offset, dst.remaining()));
+  }
+
+  @Override
+  public final void write(long offset, ByteBuffer src) {
+    range(offset, src.remaining()).put(src);
+  }
+
+  @Override
+  public final void close() {
+    ByteBuffer[] toFree;
+    synchronized (this) {
+      toFree = chunks;
+      chunks = null;
+    }
+    freeAll(toFree);
+  }
+
+  /** The live chunks. */
+  final ByteBuffer[] current() {
+    ByteBuffer[] c = chunks;
+    if (c == null) {
+      throw new IllegalStateException(describe() + " is closed");
+    }
+    return c;
+  }
+
+  /** A duplicate of the chunk holding the range, positioned on it. */
+  private ByteBuffer range(long offset, int length) {
+    Slabs.checkRange(offset, length, capacity, slabSize);
+    ByteBuffer[] c = current();
+    if (length == 0) {
+      return ByteBuffer.allocate(0); // offset may equal capacity: there is no chunk to slice
+    }
+    int start = (int) (offset & ((1L << chunkShift) - 1));
+    ByteBuffer chunk = c[(int) (offset >>> chunkShift)].duplicate();
+    chunk.limit(start + length).position(start);
+    return chunk;
+  }
+
+  /** Frees direct buffers or unmaps mappings; used by close() and by failed constructors. */
+  static void freeAll(ByteBuffer[] buffers) {
+    if (buffers == null) {
+      return;
+    }
+    for (int i = 0; i < buffers.length; i++) {
+      if (buffers[i] != null) {
+        DirectMemory.free(buffers[i]);
+        buffers[i] = null;
+      }
+    }
+  }
+}
