@@ -50,6 +50,9 @@ public final class Main {
       case "jmh":
         org.openjdk.jmh.Main.main(jmhArgs(rest));
         break;
+      case "footprint":
+        io.tiercache.bench.footprint.Footprint.main(rest);
+        break;
       case "subjects":
         for (Subject s : Subjects.standard().all()) {
           System.out.printf("%-22s %s%n", s.name(), s.description());
@@ -59,6 +62,7 @@ public final class Main {
         System.out.println("usage: benchmarks.jar showdown [--quick|--full] [options]  "
             + "(showdown --help for options)\n"
             + "       benchmarks.jar jmh [JMH options] [benchmark regexp]  (jmh -h for options)\n"
+            + "       benchmarks.jar footprint [--blocks N] [--subjects a,b]\n"
             + "       benchmarks.jar subjects");
         System.exit("help".equals(command) || "--help".equals(command) ? 0 : 2);
     }

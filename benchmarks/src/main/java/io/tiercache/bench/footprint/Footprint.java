@@ -1,0 +1,178 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.footprint;
+
+import io.tiercache.bench.data.Blocks;
+import io.tiercache.bench.subject.CacheSpec;
+import io.tiercache.bench.subject.Subject;
+import io.tiercache.bench.subject.Subjects;
+import io.tiercache.bucket.BucketTier;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Locale;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+
+/**
+ * Two questions about an L2's memory, for TierCache's {@code BucketTier} and HBase's
+ * {@code BucketCache} side by side:
+ * <ol>
+ *   <li><b>Heap bytes per cached block.</b> Fill the cache with {@code --blocks} small blocks,
+ *       wait until every block is written, and divide the growth of the live heap (after full
+ *       GCs) by the blocks cached. The blocks themselves are one shared object, so what remains
+ *       is the cache's own per-block metadata.</li>
+ *   <li><b>Utilisation after a block-size shift.</b> Fill with 16 KB blocks to twice the capacity,
+ *       then write 64 KB blocks for four times the capacity, and report
+ *       {@code (capacity - getFreeSize()) / capacity}: the share of the cache still usable, which
+ *       drops when memory stays stranded in buckets of the old size.</li>
+ * </ol>
+ *
+ * <p>Run: {@code java -Xms2g -Xmx2g -XX:MaxDirectMemorySize=3g -jar
+ * benchmarks/target/benchmarks.jar footprint [--blocks 100000] [--subjects a,b]}.
+ */
+public final class Footprint {
+  private static final int SMALL = 1024;
+  private static final int FILES = 100;
+
+  private Footprint() {}
+
+  public static void main(String[] args) throws Exception {
+    int blocks = 100_000;
+    String subjects = "tiercache-l2-offheap,hbase-bucket-offheap,tiercache-l2-file,"
+        + "hbase-bucket-file";
+    Path scratch = Paths.get("/dev/shm").toFile().isDirectory()
+        ? Paths.get("/dev/shm/tiercache-footprint") : Paths.get("target/footprint");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--blocks":
+          blocks = Integer.parseInt(args[++i]);
+          break;
+        case "--subjects":
+          subjects = args[++i];
+          break;
+        case "--scratch":
+          scratch = Paths.get(args[++i]);
+          break;
+        default:
+          throw new IllegalArgumentException("unknown option " + args[i]
+              + " (accepted: --blocks N, --subjects a,b, --scratch DIR)");
+      }
+    }
+    Files.createDirectories(scratch);
+    System.out.printf(Locale.ROOT, "%-22s %10s %12s %14s %16s%n", "subject", "blocks",
+        "heap delta", "heap B/block", "shift utilisation");
+    for (Subject s : Subjects.standard().select(subjects)) {
+      Result r = measure(s, blocks, scratch);
+      System.out.printf(Locale.ROOT, "%-22s %10d %10.1f MB %14.1f %15.1f%%%n", s.name(),
+          r.cached, r.heapDelta / 1048576.0, r.bytesPerBlock(), 100 * r.shiftUtilisation);
+    }
+  }
+
+  /** What {@link #measure} found for one subject. */
+  public static final class Result {
+    public long cached;
+    public long heapDelta;
+    public double shiftUtilisation;
+
+    public double bytesPerBlock() {
+      return cached == 0 ? Double.NaN : (double) heapDelta / cached;
+    }
+  }
+
+  /** Measures one subject; the caches it builds are shut down before it returns. */
+  public static Result measure(Subject subject, int blocks, Path scratch) throws Exception {
+    Result r = new Result();
+    // Slots of the small blocks are 5 KB; leave room so nothing is evicted.
+    long capacity = roundUp((long) (blocks * 5.5 * 1024), 4L << 20);
+    String[] files = new String[FILES];
+    for (int f = 0; f < FILES; f++) {
+      files[f] = Blocks.fileName(11, f);
+    }
+    HFileBlock block = Blocks.random(files[0], 0, SMALL, 7);
+    BlockCache cache = subject.create(spec(capacity, SMALL, scratch));
+    try {
+      long before = liveHeap();
+      for (int i = 0; i < blocks; i++) {
+        BlockCacheKey key = new BlockCacheKey(files[i % FILES], (long) i << 16, true,
+            BlockType.DATA);
+        cache.cacheBlock(key, block, false, true);
+      }
+      awaitWritten(cache, blocks);
+      r.cached = cache.getBlockCount();
+      r.heapDelta = liveHeap() - before;
+    } finally {
+      cache.shutdown();
+    }
+    r.shiftUtilisation = shift(subject, scratch);
+    return r;
+  }
+
+  private static double shift(Subject subject, Path scratch) throws Exception {
+    long capacity = 64L << 20;
+    BlockCache cache = subject.create(spec(capacity, 16 * 1024, scratch));
+    try {
+      HFileBlock small = Blocks.random("shift", 0, 16 * 1024 - 200, 3);
+      HFileBlock large = Blocks.random("shift", 0, 64 * 1024 - 200, 5);
+      long n = 2 * capacity / (16 * 1024);
+      for (long i = 0; i < n; i++) {
+        cache.cacheBlock(new BlockCacheKey("small", i << 20, true, BlockType.DATA), small, false,
+            true);
+      }
+      long m = 4 * capacity / (64 * 1024);
+      for (long i = 0; i < m; i++) {
+        cache.cacheBlock(new BlockCacheKey("large", i << 20, true, BlockType.DATA), large, false,
+            true);
+      }
+      awaitWritten(cache, -1);
+      return (double) (capacity - cache.getFreeSize()) / capacity;
+    } finally {
+      cache.shutdown();
+    }
+  }
+
+  private static CacheSpec spec(long capacity, int blockSize, Path scratch) {
+    // HBase's BucketCache waits for writer-queue space (waitWhenCache) instead of dropping.
+    return new CacheSpec(capacity, blockSize, scratch)
+        .with("hbase.bucketcache.queue.addition.waittime", "10000");
+  }
+
+  /**
+   * Returns once the cache's writers are done: TierCache's L2 says so ({@code flush}); HBase's
+   * BucketCache has no signal, so its written-block count is watched until it stops changing,
+   * bounded by 60 s.
+   */
+  private static void awaitWritten(BlockCache cache, long expected) {
+    if (cache instanceof BucketTier) {
+      ((BucketTier) cache).flush(60_000);
+      return;
+    }
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    long last = -1;
+    int stable = 0;
+    while (System.nanoTime() < deadline && stable < 200_000) {
+      long now = cache.getBlockCount();
+      if (now == expected) {
+        return;
+      }
+      stable = now == last ? stable + 1 : 0;
+      last = now;
+      Thread.yield();
+    }
+  }
+
+  private static long liveHeap() {
+    for (int i = 0; i < 4; i++) {
+      System.gc();
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static long roundUp(long v, long unit) {
+    return (v + unit - 1) / unit * unit;
+  }
+}
