@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Locale;
+import java.util.stream.Stream;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
@@ -66,10 +67,19 @@ public final class Footprint {
     Files.createDirectories(scratch);
     System.out.printf(Locale.ROOT, "%-22s %10s %12s %14s %16s%n", "subject", "blocks",
         "heap delta", "heap B/block", "shift utilisation");
-    for (Subject s : Subjects.standard().select(subjects)) {
-      Result r = measure(s, blocks, scratch);
-      System.out.printf(Locale.ROOT, "%-22s %10d %10.1f MB %14.1f %15.1f%%%n", s.name(),
-          r.cached, r.heapDelta / 1048576.0, r.bytesPerBlock(), 100 * r.shiftUtilisation);
+    try {
+      for (Subject s : Subjects.standard().select(subjects)) {
+        Result r = measure(s, blocks, scratch);
+        System.out.printf(Locale.ROOT, "%-22s %10d %10.1f MB %14.1f %15.1f%%%n", s.name(),
+            r.cached, r.heapDelta / 1048576.0, r.bytesPerBlock(), 100 * r.shiftUtilisation);
+      }
+    } finally {
+      // Cache files on tmpfs hold RAM: remove what the file engines left.
+      try (Stream<Path> files = Files.list(scratch)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Files.deleteIfExists(f);
+        }
+      }
     }
   }
 
