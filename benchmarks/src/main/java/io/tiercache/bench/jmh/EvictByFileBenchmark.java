@@ -12,11 +12,9 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -37,25 +35,16 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, batchSize = EvictByFileBenchmark.FILES)
 @Fork(1)
 @Threads(1)
-public class EvictByFileBenchmark {
+public class EvictByFileBenchmark extends SubjectBenchmark {
   static final int FILES = 1000;
   static final int BLOCKS_PER_FILE = 4;
   static final int BLOCK = 4 * 1024;
 
-  @Param({"tiercache-l1", "tiercache-l2-offheap", "tiercache-l2-file", "tiercache-l2-mmap",
-      "hbase-lru", "hbase-tinylfu", "hbase-adaptive", "hbase-bucket-offheap",
-      "hbase-bucket-file", "hbase-bucket-mmap", "hbase-combined"})
-  public String subject;
-
-  @Param("64m")
-  public String capacity;
-
-  BenchCache bench;
   int nextFile;
 
   @Setup
   public void setUp() throws Exception {
-    bench = new BenchCache(subject, capacity, BLOCK, FILES);
+    open(BLOCK, FILES);
   }
 
   /** Puts every block of every file back before each iteration. */
@@ -71,11 +60,6 @@ public class EvictByFileBenchmark {
     // BucketCache indexes a block by file only once a writer has drained it.
     bench.awaitWritten(keys);
     nextFile = 0;
-  }
-
-  @TearDown
-  public void tearDown() throws Exception {
-    bench.close();
   }
 
   @Benchmark

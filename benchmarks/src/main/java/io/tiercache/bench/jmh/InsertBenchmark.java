@@ -10,11 +10,9 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -34,32 +32,18 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 @Threads(1)
-public class InsertBenchmark {
+public class InsertBenchmark extends SubjectBenchmark {
   static final int BLOCK = 16 * 1024;
 
-  @Param({"tiercache-l1", "tiercache-l2-offheap", "tiercache-l2-file", "tiercache-l2-mmap",
-      "hbase-lru", "hbase-tinylfu", "hbase-adaptive", "hbase-bucket-offheap",
-      "hbase-bucket-file", "hbase-bucket-mmap", "hbase-combined"})
-  public String subject;
-
-  @Param("64m")
-  public String capacity;
-
-  BenchCache bench;
   long next;
 
   @Setup
   public void setUp() throws Exception {
-    bench = new BenchCache(subject, capacity, BLOCK, 1);
+    open(BLOCK, 1);
     int full = bench.blocksFor(1.0);
     for (next = 0; next < full; next++) {
       bench.fill(bench.key(0, next));
     }
-  }
-
-  @TearDown
-  public void tearDown() throws Exception {
-    bench.close();
   }
 
   @Benchmark

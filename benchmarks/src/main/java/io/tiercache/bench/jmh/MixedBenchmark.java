@@ -14,11 +14,9 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -37,24 +35,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 @Threads(2)
-public class MixedBenchmark {
+public class MixedBenchmark extends SubjectBenchmark {
   static final int BLOCK = 16 * 1024;
 
-  @Param({"tiercache-l1", "tiercache-l2-offheap", "tiercache-l2-file", "tiercache-l2-mmap",
-      "hbase-lru", "hbase-tinylfu", "hbase-adaptive", "hbase-bucket-offheap",
-      "hbase-bucket-file", "hbase-bucket-mmap", "hbase-combined"})
-  public String subject;
-
-  @Param("64m")
-  public String capacity;
-
-  BenchCache bench;
   BlockCacheKey[] keys;
   Zipfian zipfian;
 
   @Setup
   public void setUp() throws Exception {
-    bench = new BenchCache(subject, capacity, BLOCK, 1);
+    open(BLOCK, 1);
     keys = new BlockCacheKey[2 * bench.blocksFor(1.0)];
     SplittableRandom shuffle = new SplittableRandom(11);
     for (int i = 0; i < keys.length; i++) {
@@ -66,11 +55,6 @@ public class MixedBenchmark {
     for (int i = 0; i < keys.length / 2; i++) {
       bench.fill(keys[i]);
     }
-  }
-
-  @TearDown
-  public void tearDown() throws Exception {
-    bench.close();
   }
 
   /** A thread's seeded random source. */

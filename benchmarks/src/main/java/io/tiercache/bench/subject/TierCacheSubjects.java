@@ -18,7 +18,7 @@ import io.tiercache.lru.LruTier;
  *     spec -&gt; new TieredBlockCache(spec.conf("hbase.bucketcache.ioengine", "offheap")));
  * </pre>
  * The fourth argument names the HBase cache it is compared with like for like in the report.
- * A new subject also goes into the {@code @Param} lists of the JMH benchmarks; a smoke test
+ * A new subject also goes into the {@code @Param} list of {@code SubjectBenchmark}; a smoke test
  * checks they agree.
  */
 public final class TierCacheSubjects {
