@@ -154,6 +154,36 @@ public final class CacheSettings {
       Sizes::format,
       "Size of one slab. Each slab serves one size class; blocks never straddle slabs."));
 
+  // ---------------------------------------------------------------------------------------------
+  // The combined L1+L2 cache and the RegionServer hook
+  // ---------------------------------------------------------------------------------------------
+
+  /** How the combined cache shares blocks between its L1 and L2. */
+  public static final Setting<String> COMBINED_MODE = define(Setting.text(
+      "tiercache.combined.mode", "hbase", "one of hbase, exclusive, inclusive",
+      v -> v.equals("hbase") || v.equals("exclusive") || v.equals("inclusive"),
+      "hbase: index and bloom blocks in the L1, data blocks in the L2 (HBase's CombinedBlockCache "
+          + "placement and hit accounting). exclusive: every block enters the L1; L1 victims move "
+          + "to the L2; L2 hits that pass the promotion rule move back. inclusive: every block is "
+          + "written to both tiers; L2 hits that pass the promotion rule are copied into the L1."));
+
+  /** L2 hits a data block needs (recently) before exclusive/inclusive mode promotes it. */
+  public static final Setting<Integer> COMBINED_PROMOTE_HITS = define(Setting.integer(
+      "tiercache.combined.promote.min.hits", 2, 1, 15, "hits",
+      "In exclusive and inclusive mode, an L2 hit on a data block is promoted to the L1 once the "
+          + "block's recent L2 hit count (a count-min sketch estimate, halved periodically) "
+          + "reaches this. Index and bloom blocks are always promoted. 1 promotes every hit."));
+
+  /** The block cache TieredRegionServer installs. */
+  public static final Setting<String> BLOCKCACHE_CLASS = define(Setting.text(
+      "hbase.blockcache.class", "io.tiercache.combined.TieredBlockCache",
+      "the fully qualified name of a BlockCache with a public (Configuration) constructor that "
+          + "is a ResizableBlockCache or a CombinedBlockCache",
+      v -> !v.isEmpty(),
+      "Read by io.tiercache.combined.TieredRegionServer (hbase.regionserver.impl): the block "
+          + "cache it builds and installs before any region opens. A class that cannot be loaded "
+          + "or built stops the RegionServer."));
+
   private static int[] parseIntList(String text) {
     String[] parts = text.split(",");
     int[] out = new int[parts.length];

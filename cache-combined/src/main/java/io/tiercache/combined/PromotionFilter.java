@@ -1,0 +1,107 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.combined;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+
+/**
+ * The admission rule for L2 hits in exclusive and inclusive mode: a data block moves up to the
+ * L1 once it was hit in the L2 {@code minHits} times recently. One-off reads of cold blocks stay
+ * in the L2 instead of displacing the L1's working set, which is what makes the exclusive mode
+ * worth its rewrites.
+ *
+ * <h2>Structure</h2>
+ * A count-min sketch: {@code width} saturating counters (0 to 15), a power of two sized for the
+ * L2's expected block count, shared by four hash functions; the estimate is the minimum of a
+ * key's four counters. After {@code 10 * width} recorded hits every counter is halved, so the
+ * estimate follows a changing workload.
+ *
+ * <h2>Concurrency</h2>
+ * Counters change by compare-and-set; the halving pass runs on the one thread that claims it and
+ * may race with concurrent increments (an increment can be lost or halved early). The rule is a
+ * heuristic: a lost count delays one promotion, it never affects which bytes are served.
+ */
+final class PromotionFilter {
+  private static final int MAX_COUNT = 15;
+  private static final int DEPTH = 4;
+  private static final int[] SEEDS = {0x9E3779B9, 0x85EBCA6B, 0xC2B2AE35, 0x27D4EB2F};
+
+  private final int minHits;
+  private final AtomicIntegerArray counters;
+  private final int mask;
+  private final long sampleSize;
+  private final AtomicLong recorded = new AtomicLong();
+  private final AtomicBoolean aging = new AtomicBoolean();
+
+  /**
+   * @param minHits hits before a block is promoted (1 promotes every hit)
+   * @param expectedBlocks how many blocks the L2 holds, to size the sketch (capped at 2^20
+   *     counters, 4 MB)
+   */
+  PromotionFilter(int minHits, long expectedBlocks) {
+    this.minHits = minHits;
+    int width = (int) Math.min(1 << 20, Long.highestOneBit(Math.max(64, expectedBlocks) - 1) << 1);
+    this.counters = new AtomicIntegerArray(minHits > 1 ? width : 1);
+    this.mask = counters.length() - 1;
+    this.sampleSize = 10L * counters.length();
+  }
+
+  /** Records an L2 hit on {@code key}; returns whether the block should now move to the L1. */
+  boolean recordHit(BlockCacheKey key, boolean metaBlock) {
+    if (metaBlock || minHits <= 1) {
+      return true;
+    }
+    int h = spread(key.hashCode());
+    int estimate = MAX_COUNT;
+    for (int i = 0; i < DEPTH; i++) {
+      estimate = Math.min(estimate, increment(indexOf(h, i)));
+    }
+    if (recorded.incrementAndGet() >= sampleSize) {
+      age();
+    }
+    return estimate >= minHits;
+  }
+
+  /** Increments one counter (saturating); returns its new value. */
+  private int increment(int index) {
+    while (true) {
+      int c = counters.get(index);
+      if (c >= MAX_COUNT) {
+        return MAX_COUNT;
+      }
+      if (counters.compareAndSet(index, c, c + 1)) {
+        return c + 1;
+      }
+    }
+  }
+
+  private void age() {
+    if (!aging.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      recorded.set(0);
+      for (int i = 0; i < counters.length(); i++) {
+        counters.set(i, counters.get(i) >>> 1);
+      }
+    } finally {
+      aging.set(false);
+    }
+  }
+
+  private int indexOf(int h, int i) {
+    int x = (h ^ SEEDS[i]) * SEEDS[(i + 1) & 3];
+    x ^= x >>> 15;
+    return x & mask;
+  }
+
+  private static int spread(int x) {
+    x *= 0x31848bab;
+    x ^= x >>> 14;
+    return x;
+  }
+}

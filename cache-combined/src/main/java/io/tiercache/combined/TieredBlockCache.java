@@ -1,0 +1,331 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.combined;
+
+import io.tiercache.bucket.BucketTier;
+import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.tier.CacheTier;
+import io.tiercache.lru.LruTier;
+import java.util.Iterator;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * TierCache's L1+L2 block cache for a RegionServer: an on-heap {@link LruTier} over an off-heap,
+ * file, mmap or pmem {@link BucketTier}. It is an HBase {@link CombinedBlockCache}, so HBase's
+ * HeapMemoryManager resizes its L1 and the RegionServer's metrics report the two tiers apart
+ * ({@code l1CacheHitRatio}, {@code l2CacheHitRatio}). Configured only by keys
+ * ({@code hfile.block.cache.size}, {@code hbase.bucketcache.*}, {@code tiercache.combined.mode}),
+ * it is what {@link TieredRegionServer} installs by default.
+ *
+ * <h2>Implementation notes</h2>
+ *
+ * <h3>Modes ({@link TieringMode})</h3>
+ * <ul>
+ *   <li>{@code hbase}: placement, lookups and hit accounting are {@link CombinedBlockCache}'s
+ *       own (index and bloom blocks in the L1, data blocks in the L2); this class adds only a
+ *       once-only shutdown and an exact {@link #evictBlock}.</li>
+ *   <li>{@code exclusive}: {@link #cacheBlock} writes the L1 only. The L1's capacity victims go
+ *       to the L2 through {@link Demotion}, the L1's victim hook. A lookup asks the L1, then on a
+ *       miss the L2; an L2 hit that passes the {@link PromotionFilter} is cached in the L1 (a
+ *       heap copy) and then evicted from the L2, so a block lives in one tier (transiently in
+ *       both, never in neither while cached).</li>
+ *   <li>{@code inclusive}: {@link #cacheBlock} writes both tiers; an L2 hit that passes the
+ *       filter is cached in the L1 and stays in the L2; L1 victims are simply dropped.</li>
+ * </ul>
+ *
+ * <h3>Statistics</h3>
+ * {@link #getStats()} returns the one {@code CombinedCacheStats} that HBase's constructor built
+ * over the tiers' own {@code TierStats}: the same live object on every call (HBase's metrics call
+ * it about 100k times in a short run). In exclusive and inclusive mode a lookup is an L1 request,
+ * and an L1 miss is also an L2 request, so the L1 and L2 hit ratios are each tier's own; the
+ * combined request count adds both tiers, as HBase's own inclusive combined cache does.
+ *
+ * <h3>Reference counts</h3>
+ * A block returned from either tier holds one reference for the caller. Promotion caches that
+ * block in the L1, which keeps its own heap copy (or retains a heap block), before the L2 copy is
+ * evicted; a reader still holding the L2 block keeps its slot pinned until it releases.
+ *
+ * <h3>Concurrency</h3>
+ * Thread safe: each tier is; this class keeps no state besides the shutdown flag and the
+ * filter. A block promoted by two readers at once is cached in the L1 twice (the second replaces
+ * the first only if HBase's {@code shouldReplaceExistingCacheBlock} says so).
+ */
+public class TieredBlockCache extends CombinedBlockCache {
+  private static final Logger LOG = LoggerFactory.getLogger(TieredBlockCache.class);
+
+  private final LruTier l1;
+  private final BucketTier l2;
+  private final TieringMode mode;
+  private final PromotionFilter promotion;
+  private final AtomicBoolean shutdown = new AtomicBoolean();
+
+  /**
+   * Builds the L1 and the L2 from {@code conf}, the way HBase builds its own combined cache: the
+   * L1 from {@code hfile.block.cache.size} (or {@code hfile.block.cache.memory.size}) and the
+   * {@code hbase.lru.*} keys, the L2 from the {@code hbase.bucketcache.*} keys, which must name a
+   * size; the mode from {@code tiercache.combined.mode}.
+   *
+   * @throws io.tiercache.core.config.SettingException naming the first bad or missing key
+   */
+  public TieredBlockCache(Configuration conf) {
+    this(Tiers.build(conf), TieringMode.from(conf),
+        CacheSettings.COMBINED_PROMOTE_HITS.get(conf));
+  }
+
+  /**
+   * Composes two tiers built in code; this cache owns them from now on (its shutdown shuts them
+   * down). {@code l1} must not have a victim cache yet.
+   *
+   * @param promoteMinHits L2 hits before a data block moves up (exclusive and inclusive mode)
+   */
+  public TieredBlockCache(LruTier l1, BucketTier l2, TieringMode mode, int promoteMinHits) {
+    this(new Tiers(l1, l2), mode, CacheSettings.COMBINED_PROMOTE_HITS.check(promoteMinHits));
+  }
+
+  private TieredBlockCache(Tiers tiers, TieringMode mode, int promoteMinHits) {
+    super(tiers.l1, tiers.l2);
+    this.l1 = tiers.l1;
+    this.l2 = tiers.l2;
+    this.mode = mode;
+    this.promotion = new PromotionFilter(promoteMinHits, l2.getMaxSize() / (64 * 1024));
+    if (mode == TieringMode.EXCLUSIVE) {
+      l1.setVictimCache(new Demotion(l2));
+    }
+    LOG.info("TierCache combined cache active: mode={} (tiercache.combined.mode), L1 {} of {} "
+        + "bytes, L2 {} of {} bytes", mode.key(), l1.name(), l1.getMaxSize(), l2.name(),
+        l2.getMaxSize());
+  }
+
+  /** The on-heap L1. */
+  public LruTier l1() {
+    return l1;
+  }
+
+  /** The L2. */
+  public BucketTier l2() {
+    return l2;
+  }
+
+  /** How blocks are shared between the tiers. */
+  public TieringMode mode() {
+    return mode;
+  }
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
+      boolean waitWhenCache) {
+    switch (mode) {
+      case EXCLUSIVE:
+        l1.cacheBlock(key, buf, inMemory);
+        return;
+      case INCLUSIVE:
+        l1.cacheBlock(key, buf, inMemory);
+        l2.cacheBlock(key, buf, inMemory, waitWhenCache);
+        return;
+      default:
+        super.cacheBlock(key, buf, inMemory, waitWhenCache);
+    }
+  }
+
+  @Override
+  public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    if (mode == TieringMode.HBASE) {
+      return super.getBlock(key, caching, repeat, updateCacheMetrics);
+    }
+    Cacheable block = l1.getBlock(key, caching, repeat, updateCacheMetrics);
+    if (block != null) {
+      return block;
+    }
+    block = l2.getBlock(key, caching, repeat, updateCacheMetrics);
+    if (block != null && caching && !repeat && !shutdown.get()
+        && promotion.recordHit(key, isMetaBlock(blockType(key, block)))) {
+      promote(key, block);
+    }
+    return block;
+  }
+
+  private static BlockType blockType(BlockCacheKey key, Cacheable block) {
+    return key.getBlockType() != null ? key.getBlockType() : block.getBlockType();
+  }
+
+  /** Moves (exclusive) or copies (inclusive) an L2 hit into the L1. */
+  private void promote(BlockCacheKey key, Cacheable block) {
+    l1.cacheBlock(key, block, false);
+    if (mode == TieringMode.EXCLUSIVE && l1.containsBlock(key)) {
+      l2.evictBlock(key);
+    }
+  }
+
+  /** Evicts the block from both tiers (a block may be in both in exclusive and inclusive mode). */
+  @Override
+  public boolean evictBlock(BlockCacheKey key) {
+    boolean fromL1 = l1.evictBlock(key);
+    boolean fromL2 = l2.evictBlock(key);
+    return fromL1 || fromL2;
+  }
+
+  @Override
+  public CacheStats getStats() {
+    return combinedCacheStats;
+  }
+
+  /** Shuts both tiers down, once; HBase may call it more than once. */
+  @Override
+  public void shutdown() {
+    if (!shutdown.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("TierCache combined cache shutting down: {}", this);
+    try {
+      l1.shutdown();
+    } finally {
+      l2.shutdown();
+    }
+  }
+
+  /** Checks both tiers' invariants (tests). */
+  public void checkInvariants() {
+    l1.checkInvariants();
+    l2.checkInvariants();
+  }
+
+  @Override
+  public String toString() {
+    return "TieredBlockCache{mode=" + mode.key() + ", l1=" + l1.getStats() + ", l2="
+        + l2.getStats() + "}";
+  }
+
+  /** The two tiers, built in an order that frees the first if the second fails. */
+  private static final class Tiers {
+    final LruTier l1;
+    final BucketTier l2;
+
+    Tiers(LruTier l1, BucketTier l2) {
+      this.l1 = l1;
+      this.l2 = l2;
+    }
+
+    static Tiers build(Configuration conf) {
+      TieringMode.from(conf);
+      CacheSettings.COMBINED_PROMOTE_HITS.get(conf);
+      if (!CacheSettings.L2_SIZE.isSet(conf)) {
+        throw new io.tiercache.core.config.SettingException(CacheSettings.L2_SIZE.key(),
+            "is not set; TieredBlockCache needs an L2 (" + CacheSettings.L2_SIZE.range()
+                + "). For an L1-only cache set hbase.blockcache.class=" + LruTier.class.getName());
+      }
+      LruTier l1 = new LruTier(conf);
+      try {
+        return new Tiers(l1, new BucketTier(conf));
+      } catch (RuntimeException e) {
+        l1.shutdown();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * The L1's victim hook in exclusive mode: capacity victims are written to the L2. Lookups go
+   * through {@link TieredBlockCache#getBlock}, never through the L1's victim path, so
+   * {@link #getBlock} answers null; every other call is the L2's.
+   */
+  private static final class Demotion implements BlockCache {
+    private final CacheTier l2;
+
+    Demotion(CacheTier l2) {
+      this.l2 = l2;
+    }
+
+    @Override
+    public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+      l2.cacheBlock(key, buf, inMemory);
+    }
+
+    @Override
+    public void cacheBlock(BlockCacheKey key, Cacheable buf) {
+      l2.cacheBlock(key, buf);
+    }
+
+    @Override
+    public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+        boolean updateCacheMetrics) {
+      return null;
+    }
+
+    @Override
+    public boolean evictBlock(BlockCacheKey key) {
+      return l2.evictBlock(key);
+    }
+
+    @Override
+    public int evictBlocksByHfileName(String hfileName) {
+      return l2.evictBlocksByHfileName(hfileName);
+    }
+
+    @Override
+    public CacheStats getStats() {
+      return l2.getStats();
+    }
+
+    @Override
+    public void shutdown() {
+      // The combined cache shuts the L2 down.
+    }
+
+    @Override
+    public long size() {
+      return l2.size();
+    }
+
+    @Override
+    public long getMaxSize() {
+      return l2.getMaxSize();
+    }
+
+    @Override
+    public long getFreeSize() {
+      return l2.getFreeSize();
+    }
+
+    @Override
+    public long getCurrentSize() {
+      return l2.getCurrentSize();
+    }
+
+    @Override
+    public long getCurrentDataSize() {
+      return l2.getCurrentDataSize();
+    }
+
+    @Override
+    public long getBlockCount() {
+      return l2.getBlockCount();
+    }
+
+    @Override
+    public long getDataBlockCount() {
+      return l2.getDataBlockCount();
+    }
+
+    @Override
+    public Iterator<CachedBlock> iterator() {
+      return l2.iterator();
+    }
+
+    @Override
+    public BlockCache[] getBlockCaches() {
+      return l2.getBlockCaches();
+    }
+  }
+}

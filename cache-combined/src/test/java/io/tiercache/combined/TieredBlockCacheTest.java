@@ -1,0 +1,274 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.combined;
+
+import static io.tiercache.core.contract.TestBlocks.assertBlock;
+import static io.tiercache.core.contract.TestBlocks.heap;
+import static io.tiercache.core.contract.TestBlocks.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.bucket.BucketTier;
+import io.tiercache.core.config.SettingException;
+import io.tiercache.lru.LruTier;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache.CombinedCacheStats;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** {@link TieredBlockCache} in each mode, on small real tiers. */
+class TieredBlockCacheTest {
+  private static final long SEED = Long.getLong("tiercache.test.seed", 20261121L);
+  private static final int PAYLOAD = 16 * 1024;
+
+  private TieredBlockCache cache;
+
+  private TieredBlockCache build(TieringMode mode, long l1Bytes, long l2Bytes, int promoteHits) {
+    LruTier l1 = LruTier.builder().maxSize(l1Bytes).blockSizeHint(PAYLOAD).build();
+    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(l2Bytes).slabSize(1 << 20)
+        .writers(2, 8).build();
+    cache = new TieredBlockCache(l1, l2, mode, promoteHits);
+    return cache;
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (cache != null) {
+      cache.l2().flush(30_000);
+      cache.checkInvariants();
+      cache.shutdown();
+    }
+  }
+
+  private Cacheable get(BlockCacheKey k) {
+    return cache.getBlock(k, true, false, true);
+  }
+
+  private void assertHit(BlockCacheKey k, BlockType type) {
+    Cacheable b = get(k);
+    assertBlock(k, PAYLOAD, type, b);
+    b.release();
+  }
+
+  @Test
+  void hbaseModePlacesIndexAndBloomInL1AndDataInL2() {
+    build(TieringMode.HBASE, 8 << 20, 8 << 20, 2);
+    BlockCacheKey data = key("f1", 0, BlockType.DATA);
+    BlockCacheKey index = key("f1", 100_000, BlockType.LEAF_INDEX);
+    cache.cacheBlock(data, heap("f1", 0, PAYLOAD, BlockType.DATA));
+    cache.cacheBlock(index, heap("f1", 100_000, PAYLOAD, BlockType.LEAF_INDEX));
+    cache.l2().flush(30_000);
+    assertEquals(1, cache.l1().getBlockCount());
+    assertEquals(1, cache.l2().getBlockCount());
+    assertTrue(cache.l1().containsBlock(index));
+    assertHit(data, BlockType.DATA);
+    assertHit(index, BlockType.LEAF_INDEX);
+    assertEquals(1, cache.l1().getStats().getHitCount());
+    assertEquals(1, cache.l2().getStats().getHitCount());
+  }
+
+  @Test
+  void statsAreOneLiveCombinedObjectOverTheTiers() {
+    build(TieringMode.HBASE, 8 << 20, 8 << 20, 2);
+    CombinedCacheStats stats = (CombinedCacheStats) cache.getStats();
+    assertSame(stats, cache.getStats());
+    assertSame(cache.l1().getStats(), stats.getLruCacheStats());
+    assertSame(cache.l2().getStats(), stats.getBucketCacheStats());
+    assertNull(get(key("f", 0, BlockType.DATA)));
+    assertEquals(1, stats.getMissCount());
+  }
+
+  @Test
+  void exclusiveModeDemotesL1VictimsAndPromotesRepeatedL2Hits() {
+    // L1 holds a few blocks; the rest must be demoted to the L2, none lost.
+    build(TieringMode.EXCLUSIVE, 4 * (PAYLOAD + 4096), 8 << 20, 2);
+    int n = 40;
+    for (int i = 0; i < n; i++) {
+      cache.cacheBlock(key("f", i * 100_000L, BlockType.DATA),
+          heap("f", i * 100_000L, PAYLOAD, BlockType.DATA));
+    }
+    cache.l2().flush(30_000);
+    assertTrue(cache.l1().getBlockCount() < n);
+    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
+        "each block in exactly one tier");
+    BlockCacheKey cold = null;
+    for (int i = 0; i < n && cold == null; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      if (!cache.l1().containsBlock(k)) {
+        cold = k;
+      }
+    }
+    assertHit(cold, BlockType.DATA);
+    assertFalse(cache.l1().containsBlock(cold), "one L2 hit is not enough to promote");
+    assertHit(cold, BlockType.DATA);
+    assertTrue(cache.l1().containsBlock(cold), "the second L2 hit promotes");
+    cache.l2().flush(30_000);
+    assertHit(cold, BlockType.DATA);
+    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
+        "a promoted block leaves the L2 (its L1 victim moved down)");
+  }
+
+  @Test
+  void inclusiveModeWritesBothTiersAndCopiesL2HitsUp() {
+    build(TieringMode.INCLUSIVE, 4 * (PAYLOAD + 4096), 8 << 20, 1);
+    int n = 20;
+    for (int i = 0; i < n; i++) {
+      cache.cacheBlock(key("f", i * 100_000L, BlockType.DATA),
+          heap("f", i * 100_000L, PAYLOAD, BlockType.DATA));
+    }
+    cache.l2().flush(30_000);
+    assertEquals(n, cache.l2().getBlockCount(), "every block in the L2");
+    BlockCacheKey first = null;
+    for (int i = 0; i < n && first == null; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      if (!cache.l1().containsBlock(k)) {
+        first = k;
+      }
+    }
+    assertTrue(first != null, "the small L1 evicted some blocks");
+    assertHit(first, BlockType.DATA);
+    assertTrue(cache.l1().containsBlock(first), "copied up on its L2 hit");
+    assertEquals(n, cache.l2().getBlockCount(), "and still in the L2");
+    assertEquals(1, cache.l2().getStats().getHitCount());
+  }
+
+  @ParameterizedTest
+  @EnumSource(TieringMode.class)
+  void evictionReachesBothTiers(TieringMode mode) {
+    build(mode, 8 << 20, 8 << 20, 1);
+    for (int i = 0; i < 10; i++) {
+      String file = i % 2 == 0 ? "even" : "odd";
+      cache.cacheBlock(key(file, i * 100_000L, BlockType.DATA),
+          heap(file, i * 100_000L, PAYLOAD, BlockType.DATA));
+    }
+    cache.l2().flush(30_000);
+    for (int i = 0; i < 10; i++) {
+      BlockCacheKey k = key(i % 2 == 0 ? "even" : "odd", i * 100_000L, BlockType.DATA);
+      Cacheable b = get(k);
+      if (b != null) {
+        b.release();
+      }
+    }
+    cache.l2().flush(30_000);
+    assertTrue(cache.evictBlocksByHfileName("even") >= 5);
+    assertTrue(cache.evictBlock(key("odd", 100_000L, BlockType.DATA)));
+    for (int i = 0; i < 10; i++) {
+      BlockCacheKey k = key(i % 2 == 0 ? "even" : "odd", i * 100_000L, BlockType.DATA);
+      if (i % 2 == 0 || i == 1) {
+        assertNull(get(k), "evicted " + k);
+      }
+    }
+  }
+
+  /**
+   * Seeded random operations in every mode against a reference of what was cached: a lookup may
+   * miss, but a hit always returns the bytes last cached under its key.
+   */
+  @ParameterizedTest
+  @EnumSource(TieringMode.class)
+  void randomOperationsNeverReturnWrongBytes(TieringMode mode) {
+    build(mode, 6 * (PAYLOAD + 4096), 3 << 20, 2);
+    Random random = new Random(SEED + mode.ordinal());
+    // As in an HFile, the block at an offset has one type (BlockCacheKey ignores the type).
+    Map<BlockCacheKey, BlockType> cached = new HashMap<>();
+    BlockType[] types = {BlockType.DATA, BlockType.DATA, BlockType.DATA, BlockType.LEAF_INDEX,
+        BlockType.BLOOM_CHUNK};
+    java.util.function.BiFunction<String, Long, BlockType> typeAt =
+        (file, offset) -> types[(int) ((offset / 100_000 + file.hashCode()) & 0x7fffffff)
+            % types.length];
+    try {
+      for (int op = 0; op < 4_000; op++) {
+        String file = "file" + random.nextInt(4);
+        long offset = random.nextInt(120) * 100_000L;
+        int choice = random.nextInt(100);
+        BlockType type = typeAt.apply(file, offset);
+        if (choice < 35) {
+          BlockCacheKey k = key(file, offset, type);
+          cache.cacheBlock(k, heap(file, offset, PAYLOAD, type));
+          cached.put(k, type);
+        } else if (choice < 95) {
+          BlockCacheKey k = key(file, offset, type);
+          Cacheable b = get(k);
+          if (b != null) {
+            assertTrue(cached.containsKey(k), "a hit for a block never cached: " + k);
+            assertBlock(k, PAYLOAD, type, b);
+            b.release();
+          }
+        } else if (choice < 98) {
+          cache.evictBlock(key(file, offset, type));
+          cached.remove(key(file, offset, type));
+        } else {
+          cache.evictBlocksByHfileName(file);
+          cached.keySet().removeIf(k -> k.getHfileName().equals(file));
+        }
+      }
+    } catch (AssertionError e) {
+      throw new AssertionError("mode " + mode + ", seed " + SEED + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Test
+  void shutdownRunsOnceAndStopsBothTiers() {
+    build(TieringMode.EXCLUSIVE, 8 << 20, 8 << 20, 2);
+    cache.shutdown();
+    cache.shutdown();
+    BlockCacheKey k = key("f", 0, BlockType.DATA);
+    cache.cacheBlock(k, heap("f", 0, PAYLOAD, BlockType.DATA));
+    assertNull(get(k));
+    cache = null;
+  }
+
+  @Test
+  void configurationBuildsBothTiersAndTheMode() {
+    Configuration conf = new Configuration(false);
+    conf.set("hfile.block.cache.memory.size", "8m");
+    conf.set("hbase.bucketcache.ioengine", "offheap");
+    conf.set("hbase.bucketcache.size", "16");
+    conf.set("tiercache.combined.mode", "inclusive");
+    cache = new TieredBlockCache(conf);
+    assertEquals(TieringMode.INCLUSIVE, cache.mode());
+    assertEquals(8 << 20, cache.l1().getMaxSize());
+    assertEquals(16 << 20, cache.l2().getMaxSize());
+    cache.setMaxSize(4 << 20);
+    assertEquals(4 << 20, cache.l1().getMaxSize(), "HeapMemoryManager's resize reaches the L1");
+  }
+
+  @Test
+  void badSettingsNameTheKey() {
+    Configuration conf = new Configuration(false);
+    conf.set("hfile.block.cache.memory.size", "8m");
+    SettingException noL2 = assertThrows(SettingException.class, () -> new TieredBlockCache(conf));
+    assertEquals("hbase.bucketcache.size", noL2.key());
+    assertTrue(noL2.getMessage().contains("io.tiercache.lru.LruTier"), noL2.getMessage());
+
+    conf.set("hbase.bucketcache.size", "16");
+    conf.set("tiercache.combined.mode", "both");
+    SettingException mode = assertThrows(SettingException.class,
+        () -> new TieredBlockCache(conf));
+    assertEquals("tiercache.combined.mode", mode.key());
+    assertTrue(mode.getMessage().contains("hbase, exclusive, inclusive"), mode.getMessage());
+
+    conf.set("tiercache.combined.mode", "exclusive");
+    conf.set("tiercache.combined.promote.min.hits", "0");
+    assertEquals("tiercache.combined.promote.min.hits",
+        assertThrows(SettingException.class, () -> new TieredBlockCache(conf)).key());
+
+    conf.unset("tiercache.combined.promote.min.hits");
+    conf.set("hbase.bucketcache.ioengine", "heap");
+    assertEquals("hbase.bucketcache.ioengine",
+        assertThrows(SettingException.class, () -> new TieredBlockCache(conf)).key());
+  }
+}
