@@ -53,6 +53,9 @@ public final class Main {
       case "footprint":
         io.tiercache.bench.footprint.Footprint.main(rest);
         break;
+      case "restart":
+        io.tiercache.bench.restart.Restart.main(rest);
+        break;
       case "subjects":
         for (Subject s : Subjects.standard().all()) {
           System.out.printf("%-22s %s%n", s.name(), s.description());
@@ -63,6 +66,7 @@ public final class Main {
             + "(showdown --help for options)\n"
             + "       benchmarks.jar jmh [JMH options] [benchmark regexp]  (jmh -h for options)\n"
             + "       benchmarks.jar footprint [--blocks N] [--subjects a,b]\n"
+            + "       benchmarks.jar restart [--blocks N] [--payload BYTES] [--subjects a,b]\n"
             + "       benchmarks.jar subjects");
         System.exit("help".equals(command) || "--help".equals(command) ? 0 : 2);
     }

@@ -5,6 +5,7 @@ package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.stats.TierStats;
@@ -31,6 +32,12 @@ import org.apache.hadoop.hbase.io.hfile.CachedBlock;
  * Publication and removal of a key hold the key's stripe lock (256 stripes by block offset).
  * Lock order: stripe, then index segment, then allocator; a slot is freed
  * ({@code SlabAllocator.evicted}) only after the stripe lock is released.
+ *
+ * <h2>Durable index</h2>
+ * With an engine that keeps a {@link DurableIndex} ({@code pmem:}), a slot is made durable under
+ * the key's lock before it enters the index, and its record is invalidated as soon as it leaves
+ * the index, before {@code SlabAllocator.evicted} may free it for reuse. {@link #clear()}
+ * (shutdown) leaves the records alone: they are what the next start restores.
  */
 final class BlockStore {
   private static final int STRIPES = 256;
@@ -39,6 +46,7 @@ final class BlockStore {
   final BlockIndex index = new BlockIndex();
   final FileRegistry files = new FileRegistry();
   private final TierStats stats;
+  private final DurableIndex durable; // null unless the engine keeps its own index
   private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final long startNanos = System.nanoTime();
   private final AtomicLong blocks = new AtomicLong();
@@ -47,9 +55,10 @@ final class BlockStore {
   private final AtomicLong dataBytes = new AtomicLong();
   private final AtomicLong mutations = new AtomicLong();
 
-  BlockStore(SlabAllocator slabs, TierStats stats) {
+  BlockStore(SlabAllocator slabs, TierStats stats, DurableIndex durable) {
     this.slabs = slabs;
     this.stats = stats;
+    this.durable = durable;
     for (int i = 0; i < STRIPES; i++) {
       stripes[i] = new ReentrantLock();
     }
@@ -114,11 +123,17 @@ final class BlockStore {
       if (!stillWanted.getAsBoolean()) {
         return false;
       }
+      if (durable != null) {
+        durable.publish(Handles.slab(h), Handles.slot(h), slabs.classOf(h), key.getHfileName(),
+            key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
+            type);
+      }
       int fileId = files.add(key.getHfileName(), key.getOffset());
       slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
           now());
       replaced = index.put(fileId, key.getOffset(), h);
       if (replaced != Handles.NONE) {
+        forget(replaced);
         account(replaced, -1);
       }
       account(h, +1);
@@ -133,6 +148,10 @@ final class BlockStore {
 
   /** Removes the block in slot {@code h} if the index still maps its key there. */
   void evict(long h, boolean forCapacity) {
+    evict(h, forCapacity, true);
+  }
+
+  private void evict(long h, boolean forCapacity, boolean durably) {
     int fileId = slabs.fileId(h);
     long offset = slabs.blockOffset(h);
     boolean removed;
@@ -144,6 +163,9 @@ final class BlockStore {
         String file = files.nameOf(fileId);
         if (file != null) {
           files.remove(file, offset);
+        }
+        if (durably) {
+          forget(h);
         }
         account(h, -1);
       }
@@ -174,6 +196,7 @@ final class BlockStore {
         h = index.remove(fileId, key.getOffset(), Handles.NONE);
         if (h != Handles.NONE) {
           files.remove(key.getHfileName(), key.getOffset());
+          forget(h);
           account(h, -1);
         }
       }
@@ -191,7 +214,14 @@ final class BlockStore {
     List<Long> all = new ArrayList<>();
     index.forEach((fileId, offset, h) -> all.add(h));
     for (long h : all) {
-      evict(h, false);
+      evict(h, false, false);
+    }
+  }
+
+  /** Invalidates the durable record of a slot that just left the index (before its reuse). */
+  private void forget(long h) {
+    if (durable != null) {
+      durable.remove(Handles.slab(h), Handles.slot(h));
     }
   }
 

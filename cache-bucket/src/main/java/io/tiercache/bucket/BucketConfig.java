@@ -12,13 +12,16 @@ import static io.tiercache.core.config.CacheSettings.L2_SIZE;
 import static io.tiercache.core.config.CacheSettings.L2_SLAB_SIZE;
 import static io.tiercache.core.config.CacheSettings.L2_WRITER_QUEUE;
 import static io.tiercache.core.config.CacheSettings.L2_WRITER_THREADS;
+import static io.tiercache.core.config.CacheSettings.PMEM_BACKEND;
 
 import io.tiercache.bucket.alloc.SizeClasses;
 import io.tiercache.core.config.Setting;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -29,7 +32,7 @@ import org.apache.hadoop.conf.Configuration;
 public final class BucketConfig {
   static final List<Setting<?>> SETTINGS = Arrays.asList(L2_IOENGINE, L2_SIZE, L2_BUCKET_SIZES,
       L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
-      L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE);
+      L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND);
 
   final String ioEngine;
   final long capacity;
@@ -40,10 +43,14 @@ public final class BucketConfig {
   final String persistentPath;
   final int errorsToleratedMs;
   final int persistIntervalMs;
+  /** Engine keys passed to a provided engine as text ({@code EngineProvider#open}). */
+  final Map<String, String> engineOptions;
 
   BucketConfig(String ioEngine, long requestedCapacity, int[] bucketSizes, long slabSize,
       int writerThreads, int writerQueue, String persistentPath, int persistIntervalMs,
-      int errorsToleratedMs) {
+      int errorsToleratedMs, String pmemBackend) {
+    this.engineOptions = Collections.singletonMap(PMEM_BACKEND.key(),
+        PMEM_BACKEND.check(pmemBackend));
     this.ioEngine = L2_IOENGINE.check(ioEngine);
     this.slabSize = (int) (long) L2_SLAB_SIZE.check(slabSize);
     L2_BUCKET_SIZES.check(bucketSizes);
@@ -86,13 +93,23 @@ public final class BucketConfig {
     return new BucketConfig(L2_IOENGINE.get(conf), size, L2_BUCKET_SIZES.get(conf),
         L2_SLAB_SIZE.get(conf), L2_WRITER_THREADS.get(conf), L2_WRITER_QUEUE.get(conf),
         L2_PERSISTENT_PATH.get(conf), L2_PERSIST_INTERVAL_MS.get(conf),
-        L2_ERRORS_TOLERATED_MS.get(conf));
+        L2_ERRORS_TOLERATED_MS.get(conf), PMEM_BACKEND.get(conf));
+  }
+
+  /** The slot sizes of the size classes, in class order. */
+  int[] slotSizes() {
+    int[] sizes = new int[classes.count()];
+    for (int c = 0; c < sizes.length; c++) {
+      sizes[c] = classes.size(c);
+    }
+    return sizes;
   }
 
   @Override
   public String toString() {
     return "ioengine=" + ioEngine + ", capacity=" + Sizes.format(capacity) + ", slab="
         + Sizes.format(slabSize) + ", classes=" + classes + ", writers=" + writerThreads + "x"
-        + writerQueue + ", persistentPath=" + persistentPath;
+        + writerQueue + ", persistentPath=" + persistentPath
+        + (ioEngine.startsWith("pmem:") ? ", " + engineOptions : "");
   }
 }

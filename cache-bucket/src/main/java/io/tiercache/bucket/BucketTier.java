@@ -6,6 +6,7 @@ package io.tiercache.bucket;
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.Occupancy;
 import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
 import io.tiercache.bucket.write.Writers;
@@ -53,6 +54,10 @@ import org.slf4j.LoggerFactory;
  * copy into a buffer from the {@link ByteBuffAllocator} and unpin at once. A slot whose checksum
  * has not been verified since it was loaded from a checkpoint is verified before it is served; a
  * mismatch drops the block.
+ *
+ * <p><b>Durable index.</b> An engine that keeps its own {@link DurableIndex} ({@code pmem:}) is
+ * restored from it at construction and told of every publication and removal
+ * ({@link BlockStore}); no checkpoint file is written for it.
  *
  * <p><b>Eviction.</b> Removing a block takes it out of the index first; the slot is freed at
  * once if unpinned, else by the last reader ({@code SlabAllocator.evicted}). Publication and
@@ -128,12 +133,23 @@ public final class BucketTier implements CacheTier {
     this.config = config;
     this.name = name;
     this.stats = new TierStats(name);
-    this.engine = Engines.open(config.ioEngine, config.capacity, config.slabSize);
+    this.engine = Engines.open(config.ioEngine, config.capacity, config.slabSize,
+        config.slotSizes(), config.engineOptions);
     this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
-    this.store = new BlockStore(slabs, stats);
+    DurableIndex durable = engine.durableIndex();
+    this.store = new BlockStore(slabs, stats, durable);
     this.codec = new BlockCodec(engine, buffers);
     this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-    if (config.persistentPath != null && engine.isPersistent()) {
+    if (durable != null) {
+      if (config.persistentPath != null) {
+        LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
+            CacheSettings.L2_PERSISTENT_PATH.key());
+      }
+      Persistence.restore(name, durable, slabs, store.index, store.files,
+          h -> store.account(h, +1));
+      this.persistence = null;
+      this.checkpointer = null;
+    } else if (config.persistentPath != null && engine.isPersistent()) {
       this.persistence = new Persistence(name, config, engine, slabs, store.index, store.files);
       persistence.restore(h -> store.account(h, +1));
       checkpointedMutations = store.mutations();

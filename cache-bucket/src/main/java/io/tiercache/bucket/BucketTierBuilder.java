@@ -20,6 +20,7 @@ public final class BucketTierBuilder {
   private String persistentPath;
   private int persistIntervalMs = CacheSettings.L2_PERSIST_INTERVAL_MS.defaultValue();
   private int errorsToleratedMs = CacheSettings.L2_ERRORS_TOLERATED_MS.defaultValue();
+  private String pmemBackend = CacheSettings.PMEM_BACKEND.defaultValue();
   private ByteBuffAllocator buffers = ByteBuffAllocator.HEAP;
   private String name = "L2";
 
@@ -74,6 +75,12 @@ public final class BucketTierBuilder {
     return this;
   }
 
+  /** {@code tiercache.pmem.backend}: {@code dax} or {@code llpl}, for a {@code pmem:} engine. */
+  public BucketTierBuilder pmemBackend(String backend) {
+    this.pmemBackend = backend;
+    return this;
+  }
+
   public BucketTierBuilder name(String name) {
     this.name = name;
     return this;
@@ -81,7 +88,7 @@ public final class BucketTierBuilder {
 
   public BucketTier build() {
     return new BucketTier(new BucketConfig(ioEngine, capacity, bucketSizes, slabSize,
-        writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs), name,
+        writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs, pmemBackend), name,
         buffers);
   }
 }

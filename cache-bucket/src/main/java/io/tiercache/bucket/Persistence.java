@@ -5,6 +5,7 @@ package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.persist.Checkpoint;
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * disk, then write the checkpoint atomically ({@link Checkpoint}). Restoring: claim each
  * checkpointed slot in the allocator, fill its record with the verified flag cleared, and
  * publish it, so the first read of each block checks its CRC32C. No block is read at startup.
+ *
+ * <p>Engines with a {@link DurableIndex} need no checkpoint: {@link #restore(String,
+ * DurableIndex, SlabAllocator, BlockIndex, FileRegistry, LongConsumer)} reads their records.
  *
  * <p>Concurrency: {@link #checkpoint} is called by the tier's checkpoint thread and by shutdown,
  * never at once (shutdown stops the thread first); {@link #restore} runs in the constructor
@@ -95,6 +99,40 @@ final class Persistence {
     LOG.info("{}: warm start, restored {} of {} blocks from {} in {} ms", tier, restored,
         loaded.entries.size(), path, (System.nanoTime() - start) / 1_000_000);
     return restored;
+  }
+
+  /**
+   * Restores the blocks an engine's {@link DurableIndex} holds, the same way as a checkpoint:
+   * each claimed slot is described with the verified flag cleared, so its first read checks the
+   * CRC32C. A record the allocator cannot claim, or a second record of one key, is refused (the
+   * engine invalidates it). Runs before the tier is visible to other threads.
+   */
+  static int restore(String tier, DurableIndex durable, SlabAllocator slabs, BlockIndex index,
+      FileRegistry files, LongConsumer published) {
+    long start = System.nanoTime();
+    int[] restored = new int[1];
+    int found = durable.restore(e -> {
+      long h = Handles.of(e.slab, e.slot);
+      if (e.sizeClass >= slabs.classes().count() || e.length > slabs.classes().size(e.sizeClass)
+          || !slabs.restore(h, e.sizeClass)) {
+        return false;
+      }
+      int fileId = files.add(e.file, e.offset);
+      slabs.describe(h, fileId, e.offset, e.length, e.checksum,
+          e.flags & ~SlabAllocator.F_VERIFIED, e.deserializer, e.type, 0);
+      long old = index.put(fileId, e.offset, h);
+      if (old != Handles.NONE) {
+        index.put(fileId, e.offset, old);
+        slabs.free(h);
+        return false;
+      }
+      published.accept(h);
+      restored[0]++;
+      return true;
+    });
+    LOG.info("{}: warm start, restored {} of {} durable records in {} ms", tier, restored[0],
+        found, (System.nanoTime() - start) / 1_000_000);
+    return restored[0];
   }
 
   private static Map<Integer, Integer> remapDeserializers(Map<Integer, String> saved) {

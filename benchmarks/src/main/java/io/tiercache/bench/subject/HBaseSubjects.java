@@ -44,6 +44,9 @@ public final class HBaseSubjects {
         spec -> bucket("file:" + spec.file("bucket.cache"), spec.capacity(), spec));
     s.add("hbase-bucket-mmap", HBASE, "HBase BucketCache, mmap engine (tmpfs)",
         spec -> bucket("mmap:" + spec.file("bucket.mmap"), spec.capacity(), spec));
+    // HBase 2.6's pmem: is SharedMemoryMmapIOEngine, a shared mapping of any file; not persistent.
+    s.add("hbase-bucket-pmem", HBASE, "HBase BucketCache, pmem engine (shared mmap, tmpfs)",
+        spec -> bucket("pmem:" + spec.file("bucket.pmem"), spec.capacity(), spec));
     s.add("hbase-combined", HBASE, "HBase CombinedBlockCache: LruBlockCache L1 + offheap BucketCache L2",
         HBaseSubjects::combined);
   }

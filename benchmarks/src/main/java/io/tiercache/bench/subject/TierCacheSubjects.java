@@ -38,5 +38,9 @@ public final class TierCacheSubjects {
         "hbase-bucket-mmap",
         spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
             "mmap:" + spec.file("tier.mmap"))));
+    s.add("tiercache-l2-pmem", TIERCACHE, "TierCache L2: BucketTier, pmem engine, dax back end (tmpfs)",
+        "hbase-bucket-pmem",
+        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
+            "pmem:" + spec.file("tier.pmem"))));
   }
 }

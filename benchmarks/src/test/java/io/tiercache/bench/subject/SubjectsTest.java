@@ -19,7 +19,7 @@ class SubjectsTest {
     List<String> names = subjects.select("hbase-lru,hbase-bucket-*").stream()
         .map(Subject::name).collect(Collectors.toList());
     assertEquals(List.of("hbase-lru", "hbase-bucket-offheap", "hbase-bucket-file",
-        "hbase-bucket-mmap"), names);
+        "hbase-bucket-mmap", "hbase-bucket-pmem"), names);
   }
 
   @Test
@@ -37,7 +37,7 @@ class SubjectsTest {
 
   @Test
   void standard_hasHBaseBaselines() {
-    assertEquals(7, subjects.all().stream()
+    assertEquals(8, subjects.all().stream()
         .filter(s -> s.vendor() == Subject.Vendor.HBASE).count());
   }
 }

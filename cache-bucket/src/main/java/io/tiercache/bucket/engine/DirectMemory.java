@@ -17,21 +17,23 @@ import java.nio.ByteBuffer;
  * <p>If the method cannot be found (a JDK without {@code jdk.unsupported}), {@link #free} does
  * nothing and the memory returns when the GC collects the buffer; {@link #canFree()} says which.
  *
+ * <p>Public so that engines of other modules ({@code cache-pmem}) unmap their pools the same way.
+ *
  * <p>After {@code free}, touching the buffer or any slice of it is a use-after-free that may
  * crash the JVM; callers guarantee no reader still holds it.
  */
-final class DirectMemory {
+public final class DirectMemory {
   private static final MethodHandle INVOKE_CLEANER = findInvokeCleaner();
 
   private DirectMemory() {}
 
   /** Whether {@link #free} releases memory at once. */
-  static boolean canFree() {
+  public static boolean canFree() {
     return INVOKE_CLEANER != null;
   }
 
   /** Releases {@code buffer}'s memory (direct) or mapping (mapped); it must not be a slice. */
-  static void free(ByteBuffer buffer) {
+  public static void free(ByteBuffer buffer) {
     if (INVOKE_CLEANER == null || buffer == null || !buffer.isDirect()) {
       return;
     }

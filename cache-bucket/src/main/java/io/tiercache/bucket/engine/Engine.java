@@ -58,6 +58,15 @@ public interface Engine extends Closeable {
   /** Makes everything written so far durable (no-op for volatile engines). */
   void sync() throws IOException;
 
+  /**
+   * The engine's durable index, or null (the default) if the L2 must checkpoint its index to
+   * {@code hbase.bucketcache.persistent.path} to be warm after a restart. See
+   * {@link DurableIndex} for the calls the L2 then makes and their order.
+   */
+  default DurableIndex durableIndex() {
+    return null;
+  }
+
   /** The engine as configured, e.g. {@code offheap} or {@code file:/data/cache.bin}. */
   String describe();
 

@@ -4,6 +4,7 @@
 package io.tiercache.bucket.engine;
 
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * A storage engine that another jar adds under its own scheme, found with
@@ -25,4 +26,16 @@ public interface EngineProvider {
    *     error naming the path
    */
   Engine open(String path, long capacity, int slabSize) throws IOException;
+
+  /**
+   * Opens the engine knowing the L2's slot sizes ({@code hbase.bucketcache.bucket.sizes}, in
+   * class order) and its engine options (the {@code tiercache.*} engine keys, as text, e.g.
+   * {@code tiercache.pmem.backend}); an engine that keeps a {@link DurableIndex} lays it out by
+   * slot sizes and checks a reopened store against them. The L2 calls this method; the default
+   * ignores both and calls {@link #open(String, long, int)}.
+   */
+  default Engine open(String path, long capacity, int slabSize, int[] slotSizes,
+      Map<String, String> options) throws IOException {
+    return open(path, capacity, slabSize);
+  }
 }

@@ -10,9 +10,11 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -37,11 +39,26 @@ public final class Engines {
 
   /** Opens {@code ioengine} with {@code capacity} bytes in slabs of {@code slabSize} bytes. */
   public static Engine open(String ioengine, long capacity, int slabSize) {
-    return open(ioengine, capacity, slabSize, Engines.class.getClassLoader());
+    return open(ioengine, capacity, slabSize, new int[0], Collections.emptyMap());
+  }
+
+  /**
+   * As {@link #open(String, long, int)}, passing the L2's slot sizes and engine options to a
+   * provided engine ({@link EngineProvider#open(String, long, int, int[], Map)}).
+   */
+  public static Engine open(String ioengine, long capacity, int slabSize, int[] slotSizes,
+      Map<String, String> options) {
+    return open(ioengine, capacity, slabSize, slotSizes, options,
+        Engines.class.getClassLoader());
   }
 
   /** As {@link #open(String, long, int)}, looking for providers in {@code loader}. */
   static Engine open(String ioengine, long capacity, int slabSize, ClassLoader loader) {
+    return open(ioengine, capacity, slabSize, new int[0], Collections.emptyMap(), loader);
+  }
+
+  private static Engine open(String ioengine, long capacity, int slabSize, int[] slotSizes,
+      Map<String, String> options, ClassLoader loader) {
     String spec = ioengine == null ? "" : ioengine.trim();
     String problem = Slabs.geometryProblem(capacity, slabSize);
     if (problem != null) {
@@ -66,7 +83,7 @@ public final class Engines {
           throw fail("'heap' is not an L2 engine (HBase 2 removed it; the L1 is the on-heap "
               + "tier); " + ACCEPTED, null);
         default:
-          return provided(spec, scheme, rest, capacity, slabSize, loader);
+          return provided(spec, scheme, rest, capacity, slabSize, slotSizes, options, loader);
       }
     } catch (IOException e) {
       throw fail("cannot open '" + spec + "': " + e.getMessage(), e);
@@ -92,10 +109,14 @@ public final class Engines {
   }
 
   private static Engine provided(String spec, String scheme, String rest, long capacity,
-      int slabSize, ClassLoader loader) throws IOException {
+      int slabSize, int[] slotSizes, Map<String, String> options, ClassLoader loader)
+      throws IOException {
     EngineProvider provider = provider(scheme, loader);
     if (provider != null) {
-      return provider.open(path(spec, rest).toString(), capacity, slabSize);
+      String path = path(spec, rest).toString();
+      return slotSizes.length == 0 && options.isEmpty()
+          ? provider.open(path, capacity, slabSize)
+          : provider.open(path, capacity, slabSize, slotSizes, options);
     }
     if (scheme.equals("pmem")) {
       throw fail("'" + spec + "' needs the cache-pmem module: add the cache-pmem jar (with its "

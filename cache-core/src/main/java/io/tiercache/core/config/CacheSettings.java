@@ -154,6 +154,14 @@ public final class CacheSettings {
       Sizes::format,
       "Size of one slab. Each slab serves one size class; blocks never straddle slabs."));
 
+  /** Back end of the {@code pmem:} engine (cache-pmem). */
+  public static final Setting<String> PMEM_BACKEND = define(Setting.text(
+      "tiercache.pmem.backend", "dax", "dax or llpl", v -> v.equals("dax") || v.equals("llpl"),
+      "How the pmem: engine reaches persistent memory: dax maps the pool file from Java (any "
+          + "fsdax or CXL-DAX file, JDK 11+, no native code); llpl uses Intel LLPL and "
+          + "libpmemobj1/libpmempool1 for cache-line flushes. A back end that cannot start is "
+          + "an error, never a switch to the other."));
+
   // ---------------------------------------------------------------------------------------------
   // The combined L1+L2 cache and the RegionServer hook
   // ---------------------------------------------------------------------------------------------

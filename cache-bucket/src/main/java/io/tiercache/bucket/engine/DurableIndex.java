@@ -1,0 +1,65 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.engine;
+
+import java.util.function.Predicate;
+
+/**
+ * An optional capability of a persistent {@link Engine}: it keeps the L2's index (one record per
+ * slot) and slab map in its own durable memory, beside the blocks, so that a restart is warm
+ * without a checkpoint file. {@code cache-pmem} provides it; {@link Engine#durableIndex()}
+ * returns null for every engine of cache-bucket.
+ *
+ * <h2>What the L2 promises (the calls, in order)</h2>
+ * <ol>
+ *   <li>{@link #publish}: the block's bytes are written into its slot (with {@code write}) and
+ *       the slot is not yet in the L2's index. The engine makes bytes, slab class and record
+ *       durable, in that order, the record last by one 8-byte store.</li>
+ *   <li>{@link #remove}: called when a block leaves the L2's index, always before its slot may
+ *       be freed and reused, and before the slab holding it may change size class (a slab
+ *       changes class only once all its slots are free). Not called at shutdown: the records
+ *       survive it.</li>
+ *   <li>{@link #restore}: called once, before the L2 serves, with the slots the L2 claimed;
+ *       entries the L2 rejects are invalidated by the engine.</li>
+ * </ol>
+ * Thus at every instant a valid record names a slot whose bytes are those it describes, and a
+ * crash at any point leaves records that are either valid and right, or invalid.
+ *
+ * <h2>Concurrency</h2>
+ * {@code publish} and {@code remove} may run concurrently for different slots (the L2 never
+ * runs them at once for one slot); {@code restore} runs alone.
+ */
+public interface DurableIndex {
+  /** One record found at restore. Slot numbers are as in the L2's slot handles. */
+  final class Entry {
+    public int slab;
+    public int slot;
+    public int sizeClass;
+    public String file;
+    public long offset;
+    public int length;
+    public int checksum;
+    public int flags;
+    /** HBase deserializer id, already mapped to this JVM's ids. */
+    public int deserializer;
+    public int type;
+  }
+
+  /**
+   * Makes the block in slot {@code (slab, slot)} of class {@code sizeClass} durable. Returns
+   * false if it cannot (e.g. a file name longer than a record holds): the block is still
+   * cached, only not across a restart.
+   */
+  boolean publish(int slab, int slot, int sizeClass, String file, long offset, int length,
+      int checksum, int flags, int deserializer, int type);
+
+  /** Invalidates the record of slot {@code (slab, slot)}, durably, if it has one. */
+  void remove(int slab, int slot);
+
+  /**
+   * Offers every valid record to {@code claim}; records it refuses are invalidated. Reads only
+   * records, never blocks. Returns the number of valid records found.
+   */
+  int restore(Predicate<Entry> claim);
+}

@@ -1,0 +1,188 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.pmem;
+
+import io.tiercache.bucket.engine.DurableIndex;
+import io.tiercache.bucket.engine.Engine;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code pmem:PATH} engine: the L2's blocks, index and slab map in one pool of persistent
+ * memory ({@link PoolLayout}), reached through a {@link Backend}. Zero-copy, persistent, and warm
+ * after a restart from its own {@link DurableIndex} ({@link PoolIndex}); no checkpoint file.
+ *
+ * <pre>
+ * Invariants
+ *   Engine offset o is pool offset layout.dataBase + o; a view, read or write stays inside one
+ *   slab of the data region. write() stores without flushing: a block becomes durable when the
+ *   L2 publishes it (PoolIndex step (a)), and only published blocks need to survive.
+ *
+ * Concurrency
+ *   As Engine: view/read/write of disjoint ranges are lock free and thread safe; close() runs
+ *   alone, after every view was released (it unmaps the pool).
+ * </pre>
+ */
+final class PmemEngine implements Engine {
+  private static final Logger LOG = LoggerFactory.getLogger(PmemEngine.class);
+
+  private final Path path;
+  private final PoolLayout layout;
+  private final PmemRegion region;
+  private final PoolIndex index;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private PmemEngine(Path path, PoolLayout layout, PmemRegion region) {
+    this.path = path;
+    this.layout = layout;
+    this.region = region;
+    this.index = new PoolIndex(region, layout);
+  }
+
+  /**
+   * Opens the pool at {@code path} for {@code layout}, creating it if absent. A pool of other
+   * geometry (size, slab or bucket sizes) is re-formatted, with a warning that says why; a file
+   * that is not a pool at all is refused.
+   */
+  static PmemEngine open(Path path, PoolLayout layout, Backend backend) throws IOException {
+    long length = PoolFile.length(path);
+    boolean fresh = false;
+    if (length < 0) {
+      PoolFile.create(path, layout.poolSize);
+      LOG.info("pmem: created pool {} of {} bytes for {}", path, layout.poolSize, layout);
+      fresh = true;
+    } else if (length != layout.poolSize) {
+      refuseForeign(path, length);
+      LOG.warn("pmem: re-formatting pool {}: it is {} bytes, {} needs {}; its cached blocks "
+          + "are dropped", path, length, layout, layout.poolSize);
+      PoolFile.recreate(path, layout.poolSize);
+      fresh = true;
+    }
+    PmemRegion region = backend.open(path, layout.poolSize, PmemRegion.chunkSize(
+        layout.slabSize));
+    try {
+      String mismatch = layout.mismatch(region);
+      if (mismatch != null) {
+        if (!fresh) {
+          LOG.warn("pmem: re-formatting pool {}: it holds {}; its cached blocks are dropped",
+              path, mismatch);
+        }
+        PoolIndex.format(region, layout, !fresh);
+      }
+      PmemEngine engine = new PmemEngine(path, layout, region);
+      LOG.info("pmem: opened pool {} with the {} back end", path, region.describe());
+      return engine;
+    } catch (RuntimeException e) {
+      region.close();
+      throw e;
+    }
+  }
+
+  /** Refuses to re-format a non-empty file that does not start like a pool (or with zeroes). */
+  private static void refuseForeign(Path path, long length) throws IOException {
+    if (length < 8) {
+      return;
+    }
+    ByteBuffer head = ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder());
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      ch.read(head, 0);
+    }
+    long magic = head.getLong(0);
+    if (magic != 0 && magic != PoolLayout.MAGIC) {
+      throw new IOException(path + " exists and is not a TierCache pmem pool; remove it or "
+          + "name another path");
+    }
+  }
+
+  @Override
+  public long capacity() {
+    return layout.capacity;
+  }
+
+  @Override
+  public int slabSize() {
+    return layout.slabSize;
+  }
+
+  @Override
+  public boolean isZeroCopy() {
+    return true;
+  }
+
+  @Override
+  public boolean isPersistent() {
+    return true;
+  }
+
+  @Override
+  public DurableIndex durableIndex() {
+    return index;
+  }
+
+  private long poolOffset(long offset, int length) {
+    if (offset < 0 || length < 0 || offset > layout.capacity - length) {
+      throw new IndexOutOfBoundsException(
+          "range [" + offset + ", +" + length + ") outside [0, " + layout.capacity + ")");
+    }
+    if (length > 0 && offset / layout.slabSize != (offset + length - 1) / layout.slabSize) {
+      throw new IllegalArgumentException("range [" + offset + ", +" + length
+          + ") crosses a boundary of the " + layout.slabSize + "-byte slabs");
+    }
+    return layout.dataBase + offset;
+  }
+
+  @Override
+  public ByteBuffer view(long offset, int length) {
+    return region.range(poolOffset(offset, length), length).slice().asReadOnlyBuffer();
+  }
+
+  @Override
+  public void read(long offset, ByteBuffer dst) {
+    dst.put(region.range(poolOffset(offset, dst.remaining()), dst.remaining()));
+  }
+
+  @Override
+  public void write(long offset, ByteBuffer src) {
+    region.put(poolOffset(offset, src.remaining()), src);
+  }
+
+  /** Flushes the whole data region; the L2 flushes each block as it publishes it. */
+  @Override
+  public void sync() {
+    region.flush(layout.dataBase, layout.capacity);
+  }
+
+  @Override
+  public String describe() {
+    return "pmem:" + path;
+  }
+
+  /** The pool's layout; for tests that damage a pool on purpose. */
+  PoolLayout layout() {
+    return layout;
+  }
+
+  /** Blocks cached but not made durable (HFile name too long for a record). */
+  long notDurable() {
+    return index.notDurable();
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      region.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return describe() + " (" + region.describe() + ", " + layout + ")";
+  }
+}

@@ -1,0 +1,225 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.pmem;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.bucket.BucketTier;
+import io.tiercache.bucket.BucketTierBuilder;
+import io.tiercache.core.config.SettingException;
+import io.tiercache.core.contract.TestBlocks;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Warm restarts, damaged pools and geometry changes, on each back end. */
+class PmemRestartTest {
+  private static final int MB = 1 << 20;
+  private static final int SIZE = 20_000;
+  private static final int[] SIZES = {5 * 1024, 33 * 1024, 65 * 1024};
+
+  private final PoolDir pools = new PoolDir();
+  private final Path pool = pools.resolve("l2.pool");
+
+  @AfterEach
+  void removePools() {
+    pools.close();
+  }
+
+  private BucketTier open(String backend, int... bucketSizes) {
+    BucketTierBuilder b = BucketTier.builder().ioEngine("pmem:" + pool).pmemBackend(backend)
+        .capacity(8L * MB).slabSize(MB).writers(1, 8);
+    b.bucketSizes(bucketSizes.length > 0 ? bucketSizes : SIZES);
+    return b.build();
+  }
+
+  static BlockCacheKey key(int i) {
+    return TestBlocks.key("hf-" + (i % 3), i * 100_000L, BlockType.DATA);
+  }
+
+  static void fill(BucketTier t, int from, int to, int size) {
+    for (int i = from; i < to; i++) {
+      HFileBlock b = TestBlocks.heap(key(i).getHfileName(), key(i).getOffset(), size,
+          BlockType.DATA);
+      t.cacheBlock(key(i), b, false, true);
+      b.release();
+    }
+  }
+
+  /** Blocks of [from, to) served, each checked byte for byte against what was cached. */
+  static int served(BucketTier t, int from, int to, int size) {
+    int n = 0;
+    for (int i = from; i < to; i++) {
+      Cacheable got = t.getBlock(key(i), true, false, true);
+      if (got != null) {
+        try {
+          TestBlocks.assertBlock(key(i), size, BlockType.DATA, got);
+        } finally {
+          got.release();
+        }
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"dax", "llpl"})
+  void restart_afterShutdown_servesEveryBlockWithoutACheckpointFile(String backend) {
+    BucketTier t = open(backend);
+    fill(t, 0, 100, SIZE);
+    t.evictBlock(key(7));
+    t.shutdown();
+    BucketTier again = open(backend);
+    assertEquals(99, again.getBlockCount(), "restored from the pool's own records");
+    assertEquals(99, served(again, 0, 100, SIZE));
+    assertEquals(0, again.checksumFailures());
+    again.checkInvariants();
+    fill(again, 100, 150, SIZE);
+    assertEquals(149, served(again, 0, 150, SIZE));
+    again.shutdown();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"dax", "llpl"})
+  void restart_withoutShutdown_servesWhatWasPublished(String backend) {
+    BucketTier t = open(backend);
+    fill(t, 0, 80, SIZE);
+    // No shutdown: the records were made durable as each block was published.
+    BucketTier again = open(backend);
+    assertEquals(80, served(again, 0, 80, SIZE));
+    again.checkInvariants();
+    again.shutdown();
+  }
+
+  @Test
+  void restart_onTheOtherBackend_readsTheSamePool() {
+    BucketTier t = open("dax");
+    fill(t, 0, 40, SIZE);
+    t.shutdown();
+    BucketTier again = open("llpl");
+    assertEquals(40, served(again, 0, 40, SIZE));
+    again.shutdown();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"dax", "llpl"})
+  void restart_withOtherBucketSizes_reformatsAndStartsCold(String backend) {
+    BucketTier t = open(backend);
+    fill(t, 0, 30, SIZE);
+    t.shutdown();
+    BucketTier other = open(backend, 9 * 1024, 33 * 1024, 65 * 1024);
+    assertEquals(0, other.getBlockCount(), "a pool of other geometry is never trusted");
+    fill(other, 0, 30, SIZE);
+    assertEquals(30, served(other, 0, 30, SIZE));
+    other.shutdown();
+    BucketTier back = open(backend, 9 * 1024, 33 * 1024, 65 * 1024);
+    assertEquals(30, back.getBlockCount(), "the re-formatted pool is durable in turn");
+    back.shutdown();
+  }
+
+  @Test
+  void restart_withDamagedRecords_dropsThoseBlocksOnly() throws Exception {
+    BucketTier t = open("dax");
+    fill(t, 0, 50, SIZE);
+    t.shutdown();
+    PoolLayout layout = new PoolLayout(8L * MB, MB, SIZES);
+    int damaged = 0;
+    try (RandomAccessFile raf = new RandomAccessFile(pool.toFile(), "rw")) {
+      for (int slab = 0; slab < layout.slabCount; slab++) {
+        for (int slot = 0; slot < layout.recordsPerSlab && damaged < 5; slot++) {
+          long rec = layout.record(slab, slot);
+          raf.seek(rec);
+          if (raf.readLong() != 0) {
+            raf.seek(rec + PoolIndex.R_OFFSET + 3); // the block's HFile offset
+            raf.write(~raf.read() & 0xff);
+            raf.seek(rec + PoolIndex.R_OFFSET + 3);
+            damaged++;
+          }
+        }
+      }
+    }
+    assertEquals(5, damaged);
+    BucketTier again = open("dax");
+    assertEquals(45, again.getBlockCount(), "a record failing its seal is dropped");
+    assertEquals(45, served(again, 0, 50, SIZE));
+    again.checkInvariants();
+    again.shutdown();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"dax", "llpl"})
+  void restart_withDamagedBytes_dropsThemOnFirstRead(String backend) throws Exception {
+    BucketTier t = open(backend);
+    fill(t, 0, 60, SIZE);
+    t.shutdown();
+    PoolLayout layout = new PoolLayout(8L * MB, MB, SIZES);
+    try (RandomAccessFile raf = new RandomAccessFile(pool.toFile(), "rw")) {
+      for (long pos = layout.dataBase + 1000; pos < layout.dataBase + MB; pos += 40_960) {
+        raf.seek(pos);
+        raf.write(~raf.read() & 0xff);
+      }
+    }
+    BucketTier again = open(backend);
+    assertEquals(60, again.getBlockCount(), "bytes are not read at restart");
+    int ok = served(again, 0, 60, SIZE);
+    assertTrue(again.checksumFailures() > 0, "damage went unnoticed");
+    assertEquals(60, ok + again.checksumFailures(), "every block intact or dropped");
+    again.shutdown();
+    BucketTier third = open(backend);
+    assertEquals(ok, third.getBlockCount(), "a dropped block's record was invalidated");
+    third.shutdown();
+  }
+
+  @Test
+  void publish_withAnHFileNameTooLongForARecord_cachesButIsNotDurable() {
+    BucketTier t = open("dax");
+    char[] name = new char[PoolIndex.NAME_MAX + 1];
+    Arrays.fill(name, 'n');
+    BlockCacheKey longKey = TestBlocks.key(new String(name), 0, BlockType.DATA);
+    HFileBlock b = TestBlocks.heap(longKey.getHfileName(), 0, SIZE, BlockType.DATA);
+    t.cacheBlock(longKey, b, false, true);
+    b.release();
+    fill(t, 0, 3, SIZE);
+    Cacheable got = t.getBlock(longKey, true, false, true);
+    TestBlocks.assertBlock(longKey, SIZE, BlockType.DATA, got);
+    got.release();
+    t.shutdown();
+    BucketTier again = open("dax");
+    assertEquals(3, again.getBlockCount());
+    again.shutdown();
+  }
+
+  @Test
+  void open_onAFileThatIsNotAPool_refusesToOverwriteIt() throws Exception {
+    Files.write(pool, "precious data, not a cache".getBytes());
+    SettingException e = assertThrows(SettingException.class, () -> open("dax"));
+    assertTrue(e.getMessage().contains("not a TierCache pmem pool"), e.getMessage());
+    assertEquals("precious data, not a cache", new String(Files.readAllBytes(pool)));
+  }
+
+  @Test
+  void backend_unknown_failsNamingTheKey() {
+    SettingException e = assertThrows(SettingException.class, () -> open("nvdimm"));
+    assertTrue(e.getMessage().contains("tiercache.pmem.backend"), e.getMessage());
+  }
+
+  @Test
+  void llplCannotStart_messageSaysWhatToInstallOrSet() {
+    String m = Backend.LLPL.cannotStart(new UnsatisfiedLinkError("libpmemobj.so.1"));
+    assertTrue(m.contains("apt-get install libpmemobj1 libpmempool1"), m);
+    assertTrue(m.contains("tiercache.pmem.backend=dax"), m);
+  }
+}
