@@ -5,6 +5,7 @@ package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.Engine;
+import io.tiercache.bucket.engine.InPlaceWrites;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -23,6 +24,10 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * from file engines copy into a buffer from the configured {@link ByteBuffAllocator} and unpin at
  * once. Every read path unpins exactly once.
  *
+ * <p>Writes to engines with {@link InPlaceWrites} (memory engines) serialize straight into the
+ * slot: one copy of the block. Other engines serialize into a per-thread scratch buffer first,
+ * then write it: two copies.
+ *
  * <p>Thread safe: the write scratch buffer is per thread.
  */
 final class BlockCodec {
@@ -31,12 +36,14 @@ final class BlockCodec {
   static final int F_VERIFIED = SlabAllocator.F_VERIFIED;
 
   private final Engine engine;
+  private final InPlaceWrites inPlace; // null unless the engine writes in place
   private final ByteBuffAllocator buffers;
   private final ThreadLocal<ByteBuffer> scratch =
       ThreadLocal.withInitial(() -> ByteBuffer.allocate(64 * 1024 + 1024));
 
   BlockCodec(Engine engine, ByteBuffAllocator buffers) {
     this.engine = engine;
+    this.inPlace = engine instanceof InPlaceWrites ? (InPlaceWrites) engine : null;
     this.buffers = buffers;
   }
 
@@ -44,8 +51,17 @@ final class BlockCodec {
     return (inMemory ? F_IN_MEMORY : 0) | (data ? F_DATA : 0) | (verified ? F_VERIFIED : 0);
   }
 
-  /** Serializes {@code block} to the engine at {@code offset}; returns its CRC32C. */
+  /**
+   * Serializes {@code block} to the engine at {@code offset}, a slot the caller owns and has not
+   * published; returns its CRC32C.
+   */
   int write(Cacheable block, long offset, int length) throws IOException {
+    if (inPlace != null) {
+      ByteBuffer slot = inPlace.writable(offset, length);
+      block.serialize(slot, true);
+      slot.rewind().limit(length);
+      return crc(slot);
+    }
     ByteBuffer buf = scratch.get();
     if (buf.capacity() < length) {
       buf = ByteBuffer.allocate(length);
@@ -54,10 +70,9 @@ final class BlockCodec {
     buf.clear().limit(length);
     block.serialize(buf, true);
     buf.rewind().limit(length);
-    CRC32C crc = new CRC32C();
-    crc.update(buf.duplicate());
+    int checksum = crc(buf);
     engine.write(offset, buf);
-    return (int) crc.getValue();
+    return checksum;
   }
 
   /**

@@ -267,7 +267,7 @@ final class BlockStore {
         int t = slabs.type(h);
         BlockPriority priority = (slabs.flags(h) & SlabAllocator.F_IN_MEMORY) != 0
             ? BlockPriority.MEMORY
-            : slabs.freq(h) >= 2 ? BlockPriority.MULTI : BlockPriority.SINGLE;
+            : slabs.freq(h) >= 1 ? BlockPriority.MULTI : BlockPriority.SINGLE;
         out.add(new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
             slabs.length(h), startNanos + slabs.cachedAt(h) * 1_000_000_000L));
       }

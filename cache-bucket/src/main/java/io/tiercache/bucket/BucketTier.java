@@ -43,11 +43,13 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Implementation notes</h2>
  * <b>Write path.</b> {@code cacheBlock} retains the block, records it as pending (a pending
- * block is already a hit) and queues it for a writer thread; if the writer's queue is full the
- * caller writes it itself ({@link Writers}). A write allocates a slot of the block's size class
- * ({@link SlabAllocator}, which evicts by CLOCK or moves a cold slab when needed), serializes the
- * block into the engine with a CRC32C, fills the slot record, then publishes the slot in the
- * {@link BlockIndex} and the {@link FileRegistry}.
+ * block is already a hit) and queues it for a writer thread ({@link Writers}). A writer allocates
+ * a slot of the block's size class ({@link SlabAllocator}, which evicts by CLOCK or moves a cold
+ * slab when needed), serializes the block into the engine (in place for memory engines) with a
+ * CRC32C, fills the slot record, then publishes the slot in the {@link BlockIndex} and the
+ * {@link FileRegistry}. If the writer's queue is full the caller writes the block itself, but only
+ * into free space; it never evicts, and drops the block (counted) when no free space is left.
+ * {@code waitWhenCache} callers write themselves and may evict.
  *
  * <p><b>Read path.</b> A lookup pins the slot under the index's read lock. Memory engines wrap
  * the slot's memory without copying; the block's last {@code release()} unpins it. File engines
@@ -96,6 +98,7 @@ public final class BucketTier implements CacheTier {
   /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
+  private final LongAdder fullQueueDrops = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean engineClosed = new AtomicBoolean();
 
@@ -227,7 +230,7 @@ public final class BucketTier implements CacheTier {
         return null;
       }
       faults.success();
-      slabs.touch(h, (int) (System.nanoTime() >>> 20));
+      slabs.touch(h);
       return block;
     } catch (IOException e) {
       if (faults.error("read of " + key, e)) {
@@ -277,8 +280,11 @@ public final class BucketTier implements CacheTier {
 
   /**
    * Caches {@code buf}, retaining it until it is written. Blocks larger than the largest bucket
-   * size are refused and counted as failed inserts. With {@code waitWhenCache}, or when the
-   * writer's queue is full, the calling thread writes the block itself.
+   * size are refused and counted as failed inserts. With {@code waitWhenCache} the calling thread
+   * writes the block itself, evicting if it must. When the writer's queue is full the caller
+   * writes the block itself into free space (a free slot of its class or a free slab) and never
+   * evicts; with no free space the block is dropped, counted as a failed insert and in
+   * {@link #fullQueueDrops()}.
    */
   @Override
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
@@ -286,7 +292,8 @@ public final class BucketTier implements CacheTier {
     if (closed.get() || faults.disabled()) {
       return;
     }
-    if (config.classes.classOf(buf.getSerializedLength()) < 0) {
+    int sizeClass = config.classes.classOf(buf.getSerializedLength());
+    if (sizeClass < 0) {
       if (stats.failInsert() % 50 == 1) {
         LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {}", name, key,
             buf.getSerializedLength(), config.classes.maxSize());
@@ -302,23 +309,47 @@ public final class BucketTier implements CacheTier {
       buf.release();
       return;
     }
-    if (waitWhenCache || !writers.offer(Long.hashCode(key.getOffset()), p)) {
-      write(p);
+    if (waitWhenCache) {
+      write(p, Handles.NONE);
+    } else if (!writers.offer(Long.hashCode(key.getOffset()), p)) {
+      // The reader's thread never evicts: eviction is the writers' work.
+      long h = slabs.allocate(sizeClass);
+      if (h != Handles.NONE) {
+        write(p, h);
+      } else {
+        fullQueueDrops.increment();
+        stats.failInsert();
+        pending.remove(key, p);
+        p.block.release();
+      }
     }
   }
 
-  /** Writes a pending block into a slot and publishes it; on any failure drops it. */
+  /** The writers' entry point: write with eviction as needed. */
   private void write(Pending p) {
+    write(p, Handles.NONE);
+  }
+
+  /**
+   * Writes a pending block into {@code slot} (or a slot allocated here, evicting as needed, if
+   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published.
+   */
+  private void write(Pending p, long slot) {
+    long h = slot;
     if (!enterEngine()) {
+      freeUnpublished(h);
       p.block.release();
       return;
     }
     try {
       if (pending.get(p.key) != p || faults.disabled()) {
+        freeUnpublished(h);
         return;
       }
       int length = p.block.getSerializedLength();
-      long h = store.allocate(config.classes.classOf(length));
+      if (h == Handles.NONE) {
+        h = store.allocate(config.classes.classOf(length));
+      }
       if (h == Handles.NONE) {
         stats.failInsert();
         pending.remove(p.key, p);
@@ -348,6 +379,12 @@ public final class BucketTier implements CacheTier {
     } finally {
       p.block.release();
       exitEngine();
+    }
+  }
+
+  private void freeUnpublished(long h) {
+    if (h != Handles.NONE) {
+      slabs.free(h);
     }
   }
 
@@ -524,6 +561,14 @@ public final class BucketTier implements CacheTier {
   /** Blocks dropped because their checksum failed. */
   public long checksumFailures() {
     return checksumFailures.sum();
+  }
+
+  /**
+   * Blocks dropped because their writer's queue was full and no free slot or slab was left
+   * (also counted as failed inserts).
+   */
+  public long fullQueueDrops() {
+    return fullQueueDrops.sum();
   }
 
   /** I/O errors seen by the engine. */

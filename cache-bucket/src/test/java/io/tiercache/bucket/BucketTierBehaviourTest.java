@@ -15,6 +15,8 @@ import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CacheableDeserializer;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,6 +120,136 @@ class BucketTierBehaviourTest {
     assertTrue(t.flush(30_000));
     assertEquals(400, t.getBlockCount());
     assertEquals(0, t.getStats().getFailedInserts());
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  /**
+   * A block whose serialization waits for {@link #open}: holds the single writer thread inside a
+   * write so that the test controls when its queue is full.
+   */
+  private static final class GatedBlock implements Cacheable {
+    final HFileBlock inner;
+    final CountDownLatch writing = new CountDownLatch(1);
+    final CountDownLatch open = new CountDownLatch(1);
+
+    GatedBlock(HFileBlock inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public int getSerializedLength() {
+      return inner.getSerializedLength();
+    }
+
+    @Override
+    public void serialize(ByteBuffer destination, boolean includeNextBlockMetadata) {
+      writing.countDown();
+      try {
+        open.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      inner.serialize(destination, includeNextBlockMetadata);
+    }
+
+    @Override
+    public CacheableDeserializer<Cacheable> getDeserializer() {
+      return inner.getDeserializer();
+    }
+
+    @Override
+    public BlockType getBlockType() {
+      return inner.getBlockType();
+    }
+
+    @Override
+    public long heapSize() {
+      return inner.heapSize();
+    }
+  }
+
+  /** Queues a gated block and returns once the single writer is stuck writing it. */
+  private static GatedBlock holdWriter(BucketTier t, String file) throws InterruptedException {
+    GatedBlock g = new GatedBlock(TestBlocks.heap(file, 0, 60 * KB, BlockType.DATA));
+    t.cacheBlock(key(file, 0), g, false, false);
+    assertTrue(g.writing.await(30, TimeUnit.SECONDS), "the writer took the gated block");
+    return g;
+  }
+
+  @Test
+  void fullWriterQueue_cacheFull_dropsTheBlockAndCountsIt_neverEvictsOnTheCaller()
+      throws Exception {
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    int slots = 4 * (MB / (65 * KB)); // 64 KB blocks take 65 KB slots
+    for (int i = 0; i < slots; i++) {
+      put(t, "full", i, 60 * KB, true);
+    }
+    assertEquals(slots, t.getBlockCount());
+    assertEquals(0, t.occupancy().freeSlabs(), "no free slab left: " + t.occupancy());
+    GatedBlock gate = holdWriter(t, "gate");
+    put(t, "queued", 1, 60 * KB, false); // fills the queue of length 1
+    long blocksBefore = t.getBlockCount();
+
+    put(t, "dropped", 2, 60 * KB, false); // queue full, no free slot: dropped
+
+    assertEquals(1, t.fullQueueDrops());
+    assertEquals(1, t.getStats().getFailedInserts());
+    assertNull(t.getBlock(key("dropped", 2), true, false, true));
+    assertEquals(blocksBefore, t.getBlockCount(), "the caller evicted nothing");
+    Cacheable queued = t.getBlock(key("queued", 1), true, false, true);
+    assertNotNull(queued, "a queued block is a hit");
+    queued.release();
+
+    gate.open.countDown();
+    assertTrue(t.flush(30_000));
+    for (String file : new String[] {"gate", "queued"}) {
+      long i = file.equals("gate") ? 0 : 1;
+      Cacheable b = t.getBlock(key(file, i), true, false, true);
+      assertNotNull(b, file + " written by the writer, which evicts to make room");
+      b.release();
+    }
+    assertEquals(1, t.fullQueueDrops());
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void fullWriterQueue_freeSpace_callerWritesIntoIt_noDrop() throws Exception {
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    GatedBlock gate = holdWriter(t, "gate");
+    put(t, "queued", 1, 60 * KB, false);
+    for (int i = 2; i < 12; i++) {
+      put(t, "inline", i, 60 * KB, false); // queue full, free slots: written by this thread
+      assertEquals(i - 1, t.getBlockCount(), "written before cacheBlock returned");
+    }
+    assertEquals(0, t.fullQueueDrops());
+    assertEquals(0, t.getStats().getFailedInserts());
+    gate.open.countDown();
+    assertTrue(t.flush(30_000));
+    assertEquals(12, t.getBlockCount());
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void waitWhenCache_cacheFull_callerEvictsAndWrites_noDrop() throws Exception {
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    int slots = 4 * (MB / (65 * KB));
+    for (int i = 0; i < slots; i++) {
+      put(t, "full", i, 60 * KB, true);
+    }
+    GatedBlock gate = holdWriter(t, "gate");
+    put(t, "queued", 1, 60 * KB, false);
+
+    put(t, "waited", 2, 60 * KB, true);
+
+    Cacheable b = t.getBlock(key("waited", 2), true, false, true);
+    assertNotNull(b, "waitWhenCache writes even when the queue is full and the cache too");
+    b.release();
+    assertEquals(0, t.fullQueueDrops());
+    gate.open.countDown();
+    assertTrue(t.flush(30_000));
     t.checkInvariants();
     t.shutdown();
   }

@@ -12,7 +12,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -34,7 +37,9 @@ import org.apache.hadoop.hbase.io.hfile.HFileBlock;
  * </ol>
  *
  * <p>Run: {@code java -Xms2g -Xmx2g -XX:MaxDirectMemorySize=3g -jar
- * benchmarks/target/benchmarks.jar footprint [--blocks 100000] [--subjects a,b]}.
+ * benchmarks/target/benchmarks.jar footprint [--blocks 100000] [--subjects a,b]}. The showdown
+ * runs the same measurement for its L2 subjects after its scenarios ({@link #measureAll}), so one
+ * run reports every number of issue 4.
  */
 public final class Footprint {
   private static final int SMALL = 1024;
@@ -64,14 +69,29 @@ public final class Footprint {
               + " (accepted: --blocks N, --subjects a,b, --scratch DIR)");
       }
     }
+    List<Subject> chosen = Subjects.standard().select(subjects);
+    System.out.print(header());
+    measureAll(chosen, blocks, scratch, r -> System.out.print(row(r)));
+  }
+
+  /** Whether {@code subject} is an L2 (TierCache's BucketTier or HBase's BucketCache). */
+  public static boolean isL2(Subject subject) {
+    return subject.name().startsWith("tiercache-l2-") || subject.name().startsWith("hbase-bucket-");
+  }
+
+  /**
+   * Measures each subject in turn, handing each result to {@code sink} as it is done, and removes
+   * the cache files left in {@code scratch}; returns the results in order.
+   */
+  public static List<Result> measureAll(List<Subject> subjects, int blocks, Path scratch,
+      Consumer<Result> sink) throws Exception {
     Files.createDirectories(scratch);
-    System.out.printf(Locale.ROOT, "%-22s %10s %12s %14s %16s%n", "subject", "blocks",
-        "heap delta", "heap B/block", "shift utilisation");
+    List<Result> out = new ArrayList<>();
     try {
-      for (Subject s : Subjects.standard().select(subjects)) {
+      for (Subject s : subjects) {
         Result r = measure(s, blocks, scratch);
-        System.out.printf(Locale.ROOT, "%-22s %10d %10.1f MB %14.1f %15.1f%%%n", s.name(),
-            r.cached, r.heapDelta / 1048576.0, r.bytesPerBlock(), 100 * r.shiftUtilisation);
+        out.add(r);
+        sink.accept(r);
       }
     } finally {
       // Cache files on tmpfs hold RAM: remove what the file engines left.
@@ -81,10 +101,35 @@ public final class Footprint {
         }
       }
     }
+    return out;
+  }
+
+  /** The header line of {@link #row}. */
+  public static String header() {
+    return String.format(Locale.ROOT, "%-22s %10s %12s %14s %16s%n", "subject", "blocks",
+        "heap delta", "heap B/block", "shift utilisation");
+  }
+
+  /** One aligned line for {@code r}. */
+  public static String row(Result r) {
+    return String.format(Locale.ROOT, "%-22s %10d %10.1f MB %14.1f %15.1f%%%n", r.subject,
+        r.cached, r.heapDelta / 1048576.0, r.bytesPerBlock(), 100 * r.shiftUtilisation);
+  }
+
+  /** The results as CSV with a header line. */
+  public static String csv(List<Result> results) {
+    StringBuilder b = new StringBuilder(
+        "subject,blocks_cached,heap_delta_bytes,heap_bytes_per_block,shift_utilisation\n");
+    for (Result r : results) {
+      b.append(String.format(Locale.ROOT, "%s,%d,%d,%.1f,%.4f%n", r.subject, r.cached,
+          r.heapDelta, r.bytesPerBlock(), r.shiftUtilisation));
+    }
+    return b.toString();
   }
 
   /** What {@link #measure} found for one subject. */
   public static final class Result {
+    public String subject;
     public long cached;
     public long heapDelta;
     public double shiftUtilisation;
@@ -97,8 +142,10 @@ public final class Footprint {
   /** Measures one subject; the caches it builds are shut down before it returns. */
   public static Result measure(Subject subject, int blocks, Path scratch) throws Exception {
     Result r = new Result();
-    // Slots of the small blocks are 5 KB; leave room so nothing is evicted.
-    long capacity = roundUp((long) (blocks * 5.5 * 1024), 4L << 20);
+    r.subject = subject.name();
+    // Slots of the small blocks are 5 KB; leave room so nothing is evicted. BucketCache needs room
+    // for one 2 MB bucket per size class, hence the 64 MB floor.
+    long capacity = Math.max(64L << 20, roundUp((long) (blocks * 5.5 * 1024), 4L << 20));
     String[] files = new String[FILES];
     for (int f = 0; f < FILES; f++) {
       files[f] = Blocks.fileName(11, f);

@@ -24,6 +24,7 @@ import java.util.Set;
  * showdown [--quick | --full] [--subjects a,b*] [--scenarios zipf-64k-3x,hbase-*]
  *          [--capacity 256m] [--threads N] [--ops N] [--warmup N] [--seed N]
  *          [--out DIR] [--data-dir DIR] [--cache-dir DIR] [--no-charts] [--list]
+ *          [--footprint-blocks N]
  * </pre>
  *
  * <ul>
@@ -41,6 +42,7 @@ final class Options {
       "usage: showdown [--quick | --full] [--subjects a,b*] [--scenarios zipf-64k-3x,hbase-*]",
       "                [--capacity 256m] [--threads N] [--ops N] [--warmup N] [--seed N]",
       "                [--out DIR] [--data-dir DIR] [--cache-dir DIR] [--no-charts] [--list]",
+      "                [--footprint-blocks N]",
       "  --quick      zipf-64k at 1x/3x/9x + scan-64k-3x + hbase-64k-3x, 300k ops (about 2 min)",
       "  --full       uniform/zipf/scan/hbase-64k and zipf-mixed at 1x/3x/9x, 800k ops (default)",
       "  --subjects   names or globs, e.g. tiercache-*,hbase-lru (default: all)",
@@ -49,6 +51,8 @@ final class Options {
       "  --capacity   cache size given to every subject (default 256m)",
       "  --threads    worker threads (default: available processors)",
       "  --cache-dir  where file and mmap engines keep their files (default /dev/shm)",
+      "  --footprint-blocks  blocks of the L2 heap-per-block measurement run after the",
+      "               scenarios for the L2 subjects (default 100000; 0 skips it)",
       "  --list       print the subjects and scenarios and exit",
       "  --help       print this and exit");
 
@@ -68,6 +72,8 @@ final class Options {
   Path cacheDir;
   boolean charts = true;
   boolean list;
+  /** Blocks of the footprint measurement of the L2 subjects; 0 skips it. */
+  int footprintBlocks = 100_000;
   /** The arguments as given, for the report. */
   String arguments = "";
 
@@ -118,6 +124,12 @@ final class Options {
           break;
         case "--data-dir":
           o.dataDir = Paths.get(value(args, ++i, a));
+          break;
+        case "--footprint-blocks":
+          o.footprintBlocks = Integer.parseInt(value(args, ++i, a).trim());
+          if (o.footprintBlocks < 0) {
+            throw new IllegalArgumentException(a + " must be at least 0, not " + args[i]);
+          }
           break;
         case "--cache-dir":
           o.cacheDir = Paths.get(value(args, ++i, a));

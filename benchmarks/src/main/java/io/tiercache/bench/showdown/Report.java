@@ -3,6 +3,7 @@
  */
 package io.tiercache.bench.showdown;
 
+import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.subject.Subject.Vendor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -38,10 +39,33 @@ final class Report {
 
   private final List<Result> results;
   private final Map<String, String> meta;
+  private final List<Footprint.Result> footprint;
 
   Report(List<Result> results, Map<String, String> meta) {
+    this(results, meta, List.of());
+  }
+
+  Report(List<Result> results, Map<String, String> meta, List<Footprint.Result> footprint) {
     this.results = List.copyOf(results);
     this.meta = new LinkedHashMap<>(meta);
+    this.footprint = List.copyOf(footprint);
+  }
+
+  /**
+   * The L2 memory measures (heap bytes per cached block, utilisation after a block-size shift)
+   * as a text section; empty when none were measured.
+   */
+  String footprint() {
+    if (footprint.isEmpty()) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder("\nL2 memory, same run (footprint): heap bytes per cached "
+        + "block, utilisation after a 16 KB -> 64 KB block-size shift\n");
+    b.append(Footprint.header());
+    for (Footprint.Result r : footprint) {
+      b.append(Footprint.row(r));
+    }
+    return b.toString();
   }
 
   /** The results as an aligned text table, one row per subject and scenario. */
@@ -86,11 +110,11 @@ final class Report {
    */
   String headline() {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"scenario", "tiercache", "vs", "p99 x", "p99.9 x", "ops/s x",
+    rows.add(new String[] {"scenario", "tiercache", "vs", "p99 x", "p99.9 x", "max x", "ops/s x",
         "hit pt", "KB/op x", "GC ms"});
     for (String t : subjects(Vendor.TIERCACHE)) {
       String h = null;
-      double[] logs = new double[5];
+      double[] logs = new double[6];
       int n = 0;
       for (String sc : scenarios()) {
         Result a = find(t, sc);
@@ -103,21 +127,25 @@ final class Report {
           continue;
         }
         double[] x = {(double) a.p99 / b.p99, (double) a.p999 / b.p999,
-            a.opsPerSecond() / b.opsPerSecond(), 100 * (a.hitRatio - b.hitRatio),
-            a.allocBytesPerOp / b.allocBytesPerOp};
+            (double) a.max / b.max, a.opsPerSecond() / b.opsPerSecond(),
+            100 * (a.hitRatio - b.hitRatio), a.allocBytesPerOp / b.allocBytesPerOp};
         rows.add(new String[] {sc, t, h, fmt("%.2f", x[0]), fmt("%.2f", x[1]), fmt("%.2f", x[2]),
-            fmt("%+.1f", x[3]), fmt("%.2f", x[4]), a.gcMillis + "/" + b.gcMillis});
-        logs[0] += Math.log(x[0]);
-        logs[1] += Math.log(x[1]);
-        logs[2] += Math.log(x[2]);
-        logs[3] += x[3];
-        logs[4] += Math.log(x[4]);
+            fmt("%.2f", x[3]), fmt("%+.1f", x[4]), fmt("%.2f", x[5]), a.gcMillis + "/" + b.gcMillis});
+        for (int k = 0; k < x.length; k++) {
+          logs[k] += k == 4 ? x[k] : Math.log(x[k]);
+        }
         n++;
       }
       if (n > 1) {
-        rows.add(new String[] {"geomean (" + n + ")", t, h, fmt("%.2f", Math.exp(logs[0] / n)),
-            fmt("%.2f", Math.exp(logs[1] / n)), fmt("%.2f", Math.exp(logs[2] / n)),
-            fmt("%+.1f", logs[3] / n), fmt("%.2f", Math.exp(logs[4] / n)), ""});
+        String[] mean = new String[10];
+        mean[0] = "geomean (" + n + ")";
+        mean[1] = t;
+        mean[2] = h;
+        for (int k = 0; k < logs.length; k++) {
+          mean[3 + k] = k == 4 ? fmt("%+.1f", logs[k] / n) : fmt("%.2f", Math.exp(logs[k] / n));
+        }
+        mean[9] = "";
+        rows.add(mean);
       }
     }
     if (rows.size() == 1) {
@@ -131,11 +159,15 @@ final class Report {
   /** Writes every file into {@code dir}. */
   void write(Path dir) throws IOException {
     Files.createDirectories(dir);
-    Files.write(dir.resolve("showdown.txt"), (header() + table() + "\n" + ratios())
+    Files.write(dir.resolve("showdown.txt"), (header() + table() + "\n" + ratios() + footprint())
         .getBytes(StandardCharsets.UTF_8));
     Files.write(dir.resolve("showdown.csv"), csv().getBytes(StandardCharsets.UTF_8));
     Files.write(dir.resolve("showdown.json"), json().getBytes(StandardCharsets.UTF_8));
     Files.write(dir.resolve("ratios.csv"), ratiosCsv().getBytes(StandardCharsets.UTF_8));
+    if (!footprint.isEmpty()) {
+      Files.write(dir.resolve("footprint.csv"),
+          Footprint.csv(footprint).getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   /** The run's settings, one per line. */

@@ -6,6 +6,7 @@ package io.tiercache.bench.showdown;
 import io.tiercache.bench.data.BlockLayout;
 import io.tiercache.bench.data.BlockSizes;
 import io.tiercache.bench.data.Dataset;
+import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.subject.Subjects;
 import io.tiercache.bench.workload.Scenario;
@@ -112,18 +113,43 @@ public final class Showdown {
         d.close();
       }
     }
-    Report report = new Report(results, meta);
+    List<Footprint.Result> footprint = footprint(o, subjects, out);
+    Report report = new Report(results, meta, footprint);
     out.println();
     out.print(report.table());
     out.println();
     out.print(report.ratios());
+    out.print(report.footprint());
     report.write(o.out);
     if (o.charts) {
       Charts.write(results, o.out);
     }
     out.println("wrote " + o.out.toAbsolutePath() + "/{showdown.txt,showdown.csv,showdown.json,"
-        + "ratios.csv" + (o.charts ? ",*.png" : "") + "}");
+        + "ratios.csv" + (footprint.isEmpty() ? "" : ",footprint.csv") + (o.charts ? ",*.png" : "")
+        + "}");
     return results;
+  }
+
+  /**
+   * The L2 memory measures of issue 4 (heap bytes per cached block, utilisation after a
+   * block-size shift) for the selected L2 subjects, in this JVM after the scenarios.
+   */
+  private static List<Footprint.Result> footprint(Options o, List<Subject> subjects,
+      PrintStream out) throws Exception {
+    List<Subject> l2 = new ArrayList<>();
+    for (Subject s : subjects) {
+      if (Footprint.isL2(s)) {
+        l2.add(s);
+      }
+    }
+    if (o.footprintBlocks == 0 || l2.isEmpty()) {
+      return List.of();
+    }
+    out.printf(Locale.ROOT, "L2 footprint: %d blocks of 1 KB per subject, then a 16 KB -> 64 KB "
+        + "shift in 64 MB%n  %s", o.footprintBlocks, Footprint.header());
+    settle();
+    return Footprint.measureAll(l2, o.footprintBlocks, o.cacheDir.resolve("footprint"),
+        r -> out.print("  " + Footprint.row(r)));
   }
 
   private static Dataset open(Options o, BlockSizes sizes, PrintStream out) throws Exception {

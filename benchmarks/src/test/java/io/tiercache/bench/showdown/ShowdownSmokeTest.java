@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.subject.Subjects;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -28,6 +29,7 @@ class ShowdownSmokeTest {
   void run_tinyScale_everySubjectReportsAndFilesAreWritten(@TempDir Path dir) throws Exception {
     Options o = Options.parse(new String[] {"--capacity", "40m", "--threads", "2", "--ops", "300",
         "--warmup", "200", "--scenarios", "zipf-64k-1x,hbase-mixed-1x",
+        "--footprint-blocks", "2000",
         "--out", dir.resolve("out").toString(), "--data-dir", dir.resolve("data").toString(),
         "--cache-dir", dir.resolve("cache").toString()});
     ByteArrayOutputStream console = new ByteArrayOutputStream();
@@ -47,7 +49,7 @@ class ShowdownSmokeTest {
     assertTrue(results.stream().filter(r -> r.subject.equals("hbase-combined")
         && r.scenario.name().equals("hbase-mixed-1x")).allMatch(r -> r.l1HitRatio >= 0));
     Path out = dir.resolve("out");
-    for (String f : new String[] {"showdown.txt", "showdown.csv", "ratios.csv",
+    for (String f : new String[] {"showdown.txt", "showdown.csv", "ratios.csv", "footprint.csv",
         "p99-zipf-64k.png", "hit-hbase-mixed.png", "ops-hbase-mixed.png"}) {
       assertTrue(Files.size(out.resolve(f)) > 0, f);
     }
@@ -56,5 +58,9 @@ class ShowdownSmokeTest {
     assertEquals(results.size(), json.getAsJsonArray("results").size());
     assertEquals(results.size() + 1, Files.readAllLines(out.resolve("showdown.csv")).size());
     assertTrue(console.toString(StandardCharsets.UTF_8).contains("p99.9 us"));
+    long l2 = subjects.all().stream().filter(Footprint::isL2).count();
+    List<String> footprint = Files.readAllLines(out.resolve("footprint.csv"));
+    assertEquals(l2 + 1, footprint.size(), "one footprint row per L2 subject: " + footprint);
+    assertTrue(Files.readString(out.resolve("showdown.txt")).contains("shift utilisation"));
   }
 }

@@ -76,8 +76,8 @@ final class Slab {
   private long[] free = new long[0];
   /** Next slot the eviction clock looks at. */
   int clockHand;
-  /** Coarse time of the last read or write of any slot here (for rebalancing). */
-  volatile int lastAccess;
+  /** {@code System.nanoTime()} of the last read or allocation of any slot here (rebalancing). */
+  volatile long lastAccess;
 
   Slab(int index, long base, int maxSlots) {
     this.index = index;

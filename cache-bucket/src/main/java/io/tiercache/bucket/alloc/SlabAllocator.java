@@ -25,12 +25,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * holding at least one slab less than its demand, or no slab at all, takes a slab from a class
  * holding more than its demand: the least recently accessed slab of those classes is
  * <em>drained</em> (all its blocks evicted, pinned ones freed on their last release) and then
- * reassigned. Memory thus follows the insert byte rate of each class, which evens out how long a
- * block survives whatever its size, and a shift in block sizes moves the slabs with it. Otherwise the class evicts one of its own blocks by CLOCK: each slot has a
- * 2-bit frequency (set on access: 1 for single-access, up to 3 for repeated or in-memory blocks);
- * the hand skips and decrements non-zero slots and evicts the first at zero, preferring slots no
- * reader has pinned. The hand visits at most four rotations of one class, so the work per request
- * is bounded by the class's slots, never by the whole cache.
+ * reassigned — but only if that slab was accessed less recently than every slab of the needy
+ * class (or the needy class has none). Memory thus follows the insert byte rate of each class,
+ * which evens out how long a block survives whatever its size, and a shift in block sizes moves
+ * the slabs with it; a class that is inserted into rarely because it is hit all the time (index
+ * and bloom blocks) keeps its slabs. Slab recency is {@code System.nanoTime()} of the last read
+ * or allocation in the slab.
+ *
+ * <p>Otherwise the class evicts one of its own blocks by CLOCK: each slot has a 2-bit frequency,
+ * 0 when a single-access block is written, 3 for in-memory (index, bloom, {@code IN_MEMORY})
+ * blocks, raised by one per hit up to 3; the hand skips and decrements non-zero slots and evicts
+ * the first at zero, preferring slots no reader has pinned. A block never read after it was
+ * written thus leaves at the hand's first pass, as HBase's single-access blocks go first, while a
+ * block read once survives a pass without further hits. The hand visits at most four rotations of
+ * one class, so the work per request is bounded by the class's slots, never by the whole cache.
  *
  * <h2>Concurrency</h2>
  * All methods take {@code lock}, except the slot-state operations ({@link #pin},
@@ -139,7 +147,7 @@ public final class SlabAllocator {
       if (s.used == s.slots) {
         partial[c].remove(s);
       }
-      s.lastAccess = (int) requests;
+      s.lastAccess = System.nanoTime();
       return Handles.of(s.index, slot);
     } finally {
       lock.unlock();
@@ -196,7 +204,7 @@ public final class SlabAllocator {
       // release, and starting more drains meanwhile would empty slabs nobody needs yet.
       if ((own.isEmpty() || underHeld(c)) && drainingCount == 0) {
         Slab victim = coldestDonor(c);
-        if (victim != null) {
+        if (victim != null && (own.isEmpty() || colderThanAll(victim, own))) {
           draining[victim.index] = true;
           drainingCount++;
           partial[victim.sizeClass].remove(victim);
@@ -244,6 +252,21 @@ public final class SlabAllocator {
       }
     }
     return best;
+  }
+
+  /**
+   * Whether {@code donor} was accessed less recently than every slab of the needy class: a hot
+   * slab (say, index blocks hit on every get) is not drained for a class whose own coldest slab
+   * is colder, whatever the two classes' insert rates.
+   */
+  private static boolean colderThanAll(Slab donor, List<Slab> own) {
+    long at = donor.lastAccess;
+    for (Slab s : own) {
+      if (s.lastAccess - at <= 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private long[] publishedSlots(Slab s) {
@@ -354,21 +377,21 @@ public final class SlabAllocator {
   }
 
   /** Records a hit for CLOCK and rebalancing: frequency up to 3 (in-memory blocks stay at 3). */
-  public void touch(long handle, int tick) {
+  public void touch(long handle) {
     Slab s = slabs[Handles.slab(handle)];
     int slot = Handles.slot(handle);
     int f = s.freq(slot);
     if (f < 3) {
       s.setFreq(slot, f + 1);
     }
-    s.lastAccess = tick;
+    s.lastAccess = System.nanoTime();
   }
 
   /** Fills the record of a slot the caller allocated, before publishing it in the index. */
   public void describe(long handle, int fileId, long offset, int length, int checksum,
       int flags, int deserializer, int type, int cachedAt) {
     Slab s = slabs[Handles.slab(handle)];
-    int freq = (flags & F_IN_MEMORY) != 0 ? 3 : 1;
+    int freq = (flags & F_IN_MEMORY) != 0 ? 3 : 0;
     s.write(Handles.slot(handle), fileId, offset, length, checksum, flags, deserializer, type,
         cachedAt, freq);
   }

@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
 
 /**
  * An engine whose storage is Java-addressable memory ({@code offheap}, {@code mmap}): an array of
- * direct or mapped buffers ("chunks"), each a power of two of whole slabs. Zero-copy.
+ * direct or mapped buffers ("chunks"), each a power of two of whole slabs. Zero-copy reads
+ * ({@link #view}) and in-place writes ({@link #writable}).
  *
  * <pre>
  * Invariants
@@ -17,13 +18,13 @@ import java.nio.ByteBuffer;
  *   (or left to the GC if invokeCleaner is unavailable).
  *
  * Concurrency
- *   view/read/write are lock-free, each on its own duplicate. close() must not run concurrently
+ *   view/writable/read/write are lock-free, each on its own duplicate. close() must not run concurrently
  *   with them and no view may be used after it (for memory engines that is a use-after-free):
  *   the L2 closes its engine only once writers stopped and every pin was released. Operations
  *   that start after close() throw IllegalStateException.
  * </pre>
  */
-abstract class MemoryEngine implements Engine {
+abstract class MemoryEngine implements Engine, InPlaceWrites {
   private final long capacity;
   private final int slabSize;
   private final int chunkShift;
@@ -75,6 +76,11 @@ abstract class MemoryEngine implements Engine {
   @Override
   public final ByteBuffer view(long offset, int length) {
     return range(offset, length).slice().asReadOnlyBuffer();
+  }
+
+  @Override
+  public final ByteBuffer writable(long offset, int length) {
+    return range(offset, length).slice();
   }
 
   @Override

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * hbase.bucketcache.writer.threads} × {@code hbase.bucketcache.writer.queuelength}). A key always
  * goes to the same queue, so writes of one key stay in order.
  *
- * <p>{@link #offer} never blocks: when the queue is full it returns false and the caller applies
- * the write itself, so a burst of inserts slows the inserting thread instead of losing blocks.
+ * <p>{@link #offer} never blocks: when the queue is full it returns false and the caller decides
+ * (the L2 writes the block itself into free space, or drops it when none is left).
  *
  * <h2>Concurrency</h2>
  * Any thread may offer. {@code inFlight} counts items offered and not yet applied;

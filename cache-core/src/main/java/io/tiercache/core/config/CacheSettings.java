@@ -125,7 +125,8 @@ public final class CacheSettings {
   public static final Setting<Integer> L2_WRITER_QUEUE = define(Setting.integer(
       "hbase.bucketcache.writer.queuelength", 64, 1, 1 << 20, "blocks",
       "Blocks each writer's queue holds. When a queue is full the caller writes the block "
-          + "itself: a full queue never drops a block."));
+          + "itself into free space without evicting, and drops it only when no free space is "
+          + "left: a full queue never drops a block while free space exists."));
 
   /** Where the L2's index checkpoint lives (file, files and mmap engines). */
   public static final Setting<String> L2_PERSISTENT_PATH = define(Setting.text(

@@ -1,0 +1,102 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.alloc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Eviction and rebalancing decisions of {@link SlabAllocator}: CLOCK start values, slab moves. */
+class SlabAllocatorPolicyTest {
+  private static final int KB = 1024;
+  private static final int MB = 1 << 20;
+  private static final int SMALL = 0; // 16 KB slots, 64 per 1 MB slab
+  private static final int LARGE = 1; // 64 KB slots, 16 per slab
+
+  private static SlabAllocator allocator(int slabCount) {
+    return new SlabAllocator(new SizeClasses(new int[] {16 * KB, 64 * KB}, MB),
+        (long) slabCount * MB, MB);
+  }
+
+  private static List<Long> fill(SlabAllocator a, int c, int n) {
+    List<Long> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      long h = a.allocate(c);
+      assertNotEquals(Handles.NONE, h, "allocation " + i + " of class " + c);
+      a.describe(h, 1, (long) c << 32 | i, 1000, 0, SlabAllocator.F_DATA, 0, 0, 0);
+      out.add(h);
+    }
+    return out;
+  }
+
+  /** Lets System.nanoTime() move on, so that later accesses are strictly more recent. */
+  private static void tick() {
+    long t = System.nanoTime();
+    while (System.nanoTime() == t) {
+      Thread.onSpinWait();
+    }
+  }
+
+  @Test
+  void describe_singleAccessBlock_startsAtZero_inMemoryAtThree_hitsRaiseToThree() {
+    SlabAllocator a = allocator(1);
+    long single = a.allocate(SMALL);
+    long memory = a.allocate(SMALL);
+    a.describe(single, 1, 0, 100, 0, SlabAllocator.F_DATA, 0, 0, 0);
+    a.describe(memory, 1, 1, 100, 0, SlabAllocator.F_IN_MEMORY, 0, 0, 0);
+    assertEquals(0, a.freq(single), "a block nobody read yet is the first the hand takes");
+    assertEquals(3, a.freq(memory));
+    for (int hit = 1; hit <= 4; hit++) {
+      a.touch(single);
+      assertEquals(Math.min(hit, 3), a.freq(single));
+    }
+  }
+
+  @Test
+  void reclaim_clockTakesTheUnreadBlock_beforeOneReadOnce() {
+    SlabAllocator a = allocator(1);
+    List<Long> small = fill(a, SMALL, 64);
+    for (int i = 0; i < 63; i++) {
+      a.touch(small.get(i));
+    }
+    SlabAllocator.Reclaim r = a.reclaim(SMALL);
+    assertNotNull(r);
+    assertFalse(r.rebalance);
+    assertEquals(1, r.victims.length);
+    assertEquals((long) small.get(63), r.victims[0]);
+  }
+
+  @Test
+  void reclaim_needyClass_drainsADonorSlabOnlyWhenItIsColderThanEveryNeedySlab() {
+    SlabAllocator a = allocator(4);
+    List<Long> small = fill(a, SMALL, 128); // two slabs of 16 KB slots
+    List<Long> large = fill(a, LARGE, 32); // two slabs of 64 KB slots: no free slab left
+    for (int i = 0; i < 200; i++) {
+      assertEquals(Handles.NONE, a.allocate(LARGE)); // demand shifts to the large class
+    }
+    tick();
+    small.forEach(a::touch); // the small class is read all the time: hotter than the large one
+
+    SlabAllocator.Reclaim hot = a.reclaim(LARGE);
+    assertNotNull(hot);
+    assertFalse(hot.rebalance, "a hot donor keeps its slabs; the needy class evicts its own");
+    assertEquals(LARGE, a.classOf(hot.victims[0]));
+
+    tick();
+    large.forEach(a::touch); // now every large slab is more recent than any small one
+    SlabAllocator.Reclaim cold = a.reclaim(LARGE);
+    assertNotNull(cold);
+    assertTrue(cold.rebalance, "a donor colder than every needy slab is drained");
+    assertEquals(64, cold.victims.length);
+    for (long v : cold.victims) {
+      assertEquals(SMALL, a.classOf(v));
+    }
+  }
+}
