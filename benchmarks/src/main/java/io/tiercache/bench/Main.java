@@ -56,6 +56,9 @@ public final class Main {
       case "restart":
         io.tiercache.bench.restart.Restart.main(rest);
         break;
+      case "real-hbase":
+        io.tiercache.bench.hbase.RealHBase.main(rest);
+        break;
       case "subjects":
         for (Subject s : Subjects.standard().all()) {
           System.out.printf("%-22s %s%n", s.name(), s.description());
@@ -67,6 +70,7 @@ public final class Main {
             + "       benchmarks.jar jmh [JMH options] [benchmark regexp]  (jmh -h for options)\n"
             + "       benchmarks.jar footprint [--blocks N] [--subjects a,b]\n"
             + "       benchmarks.jar restart [--blocks N] [--payload BYTES] [--subjects a,b]\n"
+            + "       benchmarks.jar real-hbase [--quick] [--cache-mb MB] [--ratios 3,9]\n"
             + "       benchmarks.jar subjects");
         System.exit("help".equals(command) || "--help".equals(command) ? 0 : 2);
     }

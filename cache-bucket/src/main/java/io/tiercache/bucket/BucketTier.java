@@ -16,6 +16,7 @@ import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.io.IOException;
 import java.util.Iterator;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -391,6 +392,16 @@ public final class BucketTier implements CacheTier {
   // ---------------------------------------------------------------------------------------------
   // Eviction
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Whether the block is written to the L2 (a block still queued is not), as HBase's
+   * BucketCache answers. HBase's prefetch asks it; {@code getBlockSize} stays unanswered, so
+   * prefetch still reads such a block rather than skip it by a size the L2 would have to keep.
+   */
+  @Override
+  public Optional<Boolean> isAlreadyCached(BlockCacheKey key) {
+    return Optional.of(store.contains(key));
+  }
 
   @Override
   public boolean evictBlock(BlockCacheKey key) {

@@ -7,6 +7,7 @@ import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.util.Iterator;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -78,6 +79,11 @@ public final class ExternalL2Cache implements CacheTier {
   public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
     return l2.getBlock(key, caching, repeat, updateCacheMetrics);
+  }
+
+  @Override
+  public Optional<Boolean> isAlreadyCached(BlockCacheKey key) {
+    return l2.isAlreadyCached(key);
   }
 
   @Override

@@ -6,6 +6,7 @@ package io.tiercache.bench.subject;
 import static io.tiercache.bench.subject.Subject.Vendor.TIERCACHE;
 
 import io.tiercache.bucket.BucketTier;
+import io.tiercache.combined.TieredBlockCache;
 import io.tiercache.lru.LruTier;
 
 /**
@@ -42,5 +43,16 @@ public final class TierCacheSubjects {
         "hbase-bucket-pmem",
         spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
             "pmem:" + spec.file("tier.pmem"))));
+    s.add("tiercache", TIERCACHE,
+        "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (hbase mode)",
+        "hbase-combined", TierCacheSubjects::combined);
+  }
+
+  /** Split like {@code hbase-combined}: a tenth of the capacity for the L1, the rest for the L2. */
+  private static TieredBlockCache combined(CacheSpec spec) {
+    long l1 = (long) (spec.capacity() * HBaseSubjects.COMBINED_L1_SHARE);
+    return new TieredBlockCache(spec.conf("hfile.block.cache.memory.size", Long.toString(l1),
+        "hbase.bucketcache.ioengine", "offheap",
+        "hbase.bucketcache.size", ((spec.capacity() - l1) >> 10) + "k"));
   }
 }

@@ -1,0 +1,341 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bench.hbase;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.LocalHBaseCluster;
+import org.apache.hadoop.hbase.PeRunner;
+import org.apache.hadoop.hbase.PeRunner.ClientResult;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
+import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache.CombinedCacheStats;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
+
+/**
+ * The showdown's real-HBase mode: HBase's own PerformanceEvaluation {@code randomRead}
+ * ({@code --nomapred --latency}) against an in-process HBase (ZooKeeper, one HMaster and one
+ * RegionServer, HBase's {@link LocalHBaseCluster} as standalone HBase runs it, on the local file
+ * system), once per block cache and database:cache ratio:
+ * <ul>
+ *   <li>{@code hbase-lru}: HBase's LruBlockCache holding the whole cache budget on heap;</li>
+ *   <li>{@code hbase-combined}: HBase's LruBlockCache L1 (an eighth) + offheap BucketCache L2;</li>
+ *   <li>{@code tiercache}: {@code TieredRegionServer} installing {@code TieredBlockCache}, same
+ *       split and the same {@code hbase.bucketcache.*} keys.</li>
+ * </ul>
+ * Each run loads PE's table ({@code sequentialWrite}, 26-byte keys, 1000-byte values) to
+ * {@code ratio} times the cache budget, flushes and major-compacts it, warms up with one
+ * {@code randomRead} pass, then measures a second. Hit ratios are the cache's own counters over
+ * the measured pass. PE's clients pick rows with unseeded randoms, so runs are not repeatable
+ * request for request; compare subjects of the same run.
+ *
+ * <pre>
+ * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar real-hbase
+ * java ... real-hbase --quick            (a 16 MB budget, 3:1 only, a smoke run)
+ * </pre>
+ */
+public final class RealHBase {
+  private static final String TABLE = "TestTable";
+  /** Bytes PE's sequentialWrite stores per row (26-byte key, 1000-byte value, KeyValue framing). */
+  private static final long ROW_BYTES = 1_070;
+
+  private final long cacheBytes;
+  private final int[] ratios;
+  private final List<String> subjects;
+  private final long gets;
+  private final int clients;
+  private final Path workDir;
+
+  RealHBase(long cacheBytes, int[] ratios, List<String> subjects, long gets, int clients,
+      Path workDir) {
+    this.cacheBytes = cacheBytes;
+    this.ratios = ratios;
+    this.subjects = subjects;
+    this.gets = gets;
+    this.clients = clients;
+    this.workDir = workDir;
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    long cacheMb = 64;
+    int[] ratios = {3, 9};
+    long gets = 40_000;
+    List<String> subjects = Arrays.asList("hbase-lru", "hbase-combined", "tiercache");
+    Path out = Paths.get("benchmarks/target/real-hbase");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick":
+          cacheMb = 16;
+          ratios = new int[] {3};
+          gets = 4_000;
+          break;
+        case "--cache-mb":
+          cacheMb = Long.parseLong(args[++i]);
+          break;
+        case "--ratios":
+          ratios = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+          break;
+        case "--gets":
+          gets = Long.parseLong(args[++i]);
+          break;
+        case "--subjects":
+          subjects = Arrays.asList(args[++i].split(","));
+          break;
+        case "--out":
+          out = Paths.get(args[++i]);
+          break;
+        default:
+          System.err.println("usage: real-hbase [--quick] [--cache-mb MB] [--ratios 3,9] "
+              + "[--gets N] [--subjects hbase-lru,hbase-combined,tiercache] [--out DIR]");
+          System.exit(2);
+      }
+    }
+    new RealHBase(cacheMb << 20, ratios, subjects, gets, 2, out).runAll();
+  }
+
+  /** One row of the report. */
+  static final class Row {
+    String subject;
+    int ratio;
+    long rows;
+    double opsPerSec;
+    double meanUs;
+    double p50Us;
+    double p99Us;
+    double p999Us;
+    long maxUs;
+    double hitRatio;
+    double l1HitRatio = Double.NaN;
+    double l2HitRatio = Double.NaN;
+  }
+
+  void runAll() throws Exception {
+    Files.createDirectories(workDir);
+    List<Row> rows = new ArrayList<>();
+    long started = System.nanoTime();
+    for (int ratio : ratios) {
+      for (String subject : subjects) {
+        System.out.printf(Locale.ROOT, "real-hbase: %s at %d:1 ...%n", subject, ratio);
+        Row row = runOne(subject, ratio);
+        rows.add(row);
+        System.out.println(format(row));
+      }
+    }
+    String report = report(rows, (System.nanoTime() - started) / 1e9);
+    System.out.println(report);
+    Files.write(workDir.resolve("real-hbase.txt"), report.getBytes(StandardCharsets.UTF_8));
+    writeCsv(rows, workDir.resolve("real-hbase.csv"));
+  }
+
+  /** The keys an operator sets for each subject. */
+  Map<String, String> subjectKeys(String subject) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    long l1 = cacheBytes / 8;
+    switch (subject) {
+      case "hbase-lru":
+        keys.put("hfile.block.cache.memory.size", Long.toString(cacheBytes));
+        break;
+      case "tiercache":
+        keys.put("hbase.regionserver.impl", "io.tiercache.combined.TieredRegionServer");
+        keys.put("hbase.blockcache.class", "io.tiercache.combined.TieredBlockCache");
+        // fall through: the same cache keys as HBase's combined cache
+      case "hbase-combined":
+        keys.put("hfile.block.cache.memory.size", Long.toString(l1));
+        keys.put("hbase.bucketcache.ioengine", "offheap");
+        keys.put("hbase.bucketcache.size", Long.toString((cacheBytes - l1) >> 20));
+        break;
+      default:
+        throw new IllegalArgumentException("unknown real-hbase subject " + subject
+            + "; expected hbase-lru, hbase-combined or tiercache");
+    }
+    return keys;
+  }
+
+  private Row runOne(String subject, int ratio) throws Exception {
+    Path dir = workDir.resolve(subject + "-" + ratio + "x");
+    deleteRecursively(dir);
+    Files.createDirectories(dir);
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hbase.rootdir", dir.resolve("hbase").toUri().toString());
+    conf.set("hbase.tmp.dir", dir.resolve("tmp").toString());
+    conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
+    conf.set("hbase.wal.provider", "filesystem");
+    conf.setBoolean(LocalHBaseCluster.ASSIGN_RANDOM_PORTS, true);
+    conf.setInt("hbase.master.info.port", -1);
+    conf.setInt("hbase.regionserver.info.port", -1);
+    subjectKeys(subject).forEach(conf::set);
+
+    MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
+    int zkPort = zk.startup(dir.resolve("zk").toFile());
+    conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
+    LocalHBaseCluster cluster = new LocalHBaseCluster(conf, 1, 1);
+    try {
+      cluster.startup();
+      waitFor("the cluster to start", () -> cluster.getActiveMaster() != null
+          && cluster.getActiveMaster().isInitialized()
+          && !cluster.getActiveMaster().getServerManager().getOnlineServersList().isEmpty());
+      HRegionServer rs = cluster.getRegionServer(0);
+      long loadRows = ratio * cacheBytes / ROW_BYTES;
+      PeRunner.run(conf, "--nomapred", "--rows=" + loadRows, "--valueSize=1000",
+          "sequentialWrite", "1");
+      try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
+        admin.flush(TableName.valueOf(TABLE));
+      }
+      for (HRegion region : rs.getRegions(TableName.valueOf(TABLE))) {
+        region.compact(true);
+      }
+      BlockCache cache = rs.getBlockCache().orElseThrow(IllegalStateException::new);
+      String[] read = {"--nomapred", "--latency", "--rows=" + loadRows / clients,
+          "--sampleRate=" + Math.min(1.0, (double) gets / loadRows), "randomRead",
+          Integer.toString(clients)};
+      PeRunner.run(conf, read); // warm-up pass
+      long[] before = counters(cache);
+      ClientResult[] results = PeRunner.run(conf, read);
+      long[] after = counters(cache);
+      return summarize(subject, ratio, loadRows, results, before, after);
+    } finally {
+      cluster.shutdown();
+      cluster.join();
+      zk.shutdown();
+      deleteRecursively(dir);
+    }
+  }
+
+  /** {hits, requests, l1 hits, l1 requests, l2 hits, l2 requests}. */
+  private static long[] counters(BlockCache cache) {
+    CacheStats s = cache.getStats();
+    long[] c = {s.getHitCount(), s.getRequestCount(), 0, 0, 0, 0};
+    if (s instanceof CombinedCacheStats) {
+      CacheStats l1 = ((CombinedCacheStats) s).getLruCacheStats();
+      CacheStats l2 = ((CombinedCacheStats) s).getBucketCacheStats();
+      c[2] = l1.getHitCount();
+      c[3] = l1.getRequestCount();
+      c[4] = l2.getHitCount();
+      c[5] = l2.getRequestCount();
+    }
+    return c;
+  }
+
+  private static Row summarize(String subject, int ratio, long loadRows, ClientResult[] results,
+      long[] before, long[] after) {
+    Row row = new Row();
+    row.subject = subject;
+    row.ratio = ratio;
+    row.rows = loadRows;
+    for (ClientResult r : results) {
+      row.opsPerSec += r.operations * 1000.0 / Math.max(1, r.durationMs);
+      row.meanUs += r.meanUs / results.length;
+      row.p50Us += r.p50Us / results.length;
+      row.p99Us += r.p99Us / results.length;
+      row.p999Us += r.p999Us / results.length;
+      row.maxUs = Math.max(row.maxUs, r.maxUs);
+    }
+    row.hitRatio = ratio(after[0] - before[0], after[1] - before[1]);
+    if (after[3] + after[5] > 0) {
+      row.l1HitRatio = ratio(after[2] - before[2], after[3] - before[3]);
+      row.l2HitRatio = ratio(after[4] - before[4], after[5] - before[5]);
+    }
+    return row;
+  }
+
+  private static double ratio(long hits, long requests) {
+    return requests == 0 ? Double.NaN : (double) hits / requests;
+  }
+
+  private static String format(Row r) {
+    return String.format(Locale.ROOT,
+        "%-15s %3d:1 %9d %10.0f %8.0f %8.0f %8.0f %9.0f %9d %7.1f%% %7s %7s", r.subject, r.ratio,
+        r.rows, r.opsPerSec, r.meanUs, r.p50Us, r.p99Us, r.p999Us, r.maxUs, 100 * r.hitRatio,
+        pct(r.l1HitRatio), pct(r.l2HitRatio));
+  }
+
+  private static String pct(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * v);
+  }
+
+  private String report(List<Row> rows, double seconds) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "real-hbase: PerformanceEvaluation randomRead, %d "
+        + "clients, cache budget %d MB, %.0f s%n", clients, cacheBytes >> 20, seconds));
+    b.append(String.format(Locale.ROOT, "%-15s %5s %9s %10s %8s %8s %8s %9s %9s %8s %7s %7s%n",
+        "subject", "ratio", "rows", "gets/s", "mean us", "p50 us", "p99 us", "p99.9 us",
+        "max us", "hit", "L1 hit", "L2 hit"));
+    for (Row r : rows) {
+      b.append(format(r)).append('\n');
+    }
+    b.append("\nTierCache / HBase, same run (latency: below 1 is better; gets/s: above 1 is "
+        + "better):\n");
+    for (Row t : rows) {
+      if (!t.subject.equals("tiercache")) {
+        continue;
+      }
+      for (Row h : rows) {
+        if (h.ratio == t.ratio && h.subject.startsWith("hbase")) {
+          b.append(String.format(Locale.ROOT,
+              "%d:1 tiercache vs %-15s gets/s %.2fx  p50 %.2fx  p99 %.2fx  p99.9 %.2fx  "
+                  + "hit %+.1f pt%n", t.ratio, h.subject, t.opsPerSec / h.opsPerSec,
+              t.p50Us / h.p50Us, t.p99Us / h.p99Us, t.p999Us / h.p999Us,
+              100 * (t.hitRatio - h.hitRatio)));
+        }
+      }
+    }
+    return b.toString();
+  }
+
+  private static void writeCsv(List<Row> rows, Path file) throws IOException {
+    try (PrintStream out = new PrintStream(file.toFile(), "UTF-8")) {
+      out.println("subject,ratio,rows,gets_per_sec,mean_us,p50_us,p99_us,p999_us,max_us,"
+          + "hit_ratio,l1_hit_ratio,l2_hit_ratio");
+      for (Row r : rows) {
+        out.printf(Locale.ROOT, "%s,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%.4f,%.4f,%.4f%n",
+            r.subject, r.ratio, r.rows, r.opsPerSec, r.meanUs, r.p50Us, r.p99Us, r.p999Us,
+            r.maxUs, r.hitRatio, r.l1HitRatio, r.l2HitRatio);
+      }
+    }
+  }
+
+  private static void waitFor(String what, BooleanSupplier done) throws InterruptedException {
+    long deadline = System.nanoTime() + 180_000_000_000L;
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out after 180 s waiting for " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+    }
+  }
+}
