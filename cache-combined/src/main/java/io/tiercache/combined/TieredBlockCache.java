@@ -156,6 +156,17 @@ public class TieredBlockCache extends CombinedBlockCache {
     return block;
   }
 
+  /**
+   * The lookup HBase 3.0 adds with a known block type. It is a {@code CombinedBlockCache} method
+   * on 3.0 that sends data blocks straight to the L2, which would bypass the exclusive and
+   * inclusive modes; declared here without {@code @Override} (2.6 has no such method), it
+   * overrides that one on 3.0 and routes like every other lookup.
+   */
+  public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics, BlockType blockType) {
+    return getBlock(key, caching, repeat, updateCacheMetrics);
+  }
+
   private static BlockType blockType(BlockCacheKey key, Cacheable block) {
     return key.getBlockType() != null ? key.getBlockType() : block.getBlockType();
   }

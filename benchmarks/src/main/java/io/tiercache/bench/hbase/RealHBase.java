@@ -6,6 +6,7 @@ package io.tiercache.bench.hbase;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,6 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache.CombinedCacheStats;
-import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
 
@@ -42,19 +42,21 @@ import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
  * system), once per block cache and database:cache ratio:
  * <ul>
  *   <li>{@code hbase-lru}: HBase's LruBlockCache holding the whole cache budget on heap;</li>
- *   <li>{@code hbase-combined}: HBase's LruBlockCache L1 (an eighth) + offheap BucketCache L2;</li>
+ *   <li>{@code hbase-combined}: HBase's LruBlockCache L1 (an eighth) + offheap BucketCache L2
+ *       (which needs at least 30 MB: room for one 2 MB bucket per size class);</li>
  *   <li>{@code tiercache}: {@code TieredRegionServer} installing {@code TieredBlockCache}, same
  *       split and the same {@code hbase.bucketcache.*} keys.</li>
  * </ul>
- * Each run loads PE's table ({@code sequentialWrite}, 26-byte keys, 1000-byte values) to
- * {@code ratio} times the cache budget, flushes and major-compacts it, warms up with one
+ * Each run loads PE's table ({@code sequentialWrite}, 26-byte keys, 1000-byte values, no WAL)
+ * to {@code ratio} times the cache budget (40 MB by default), flushes it, warms up with one
  * {@code randomRead} pass, then measures a second. Hit ratios are the cache's own counters over
- * the measured pass. PE's clients pick rows with unseeded randoms, so runs are not repeatable
- * request for request; compare subjects of the same run.
+ * the measured pass. Each subject and ratio runs in a fresh JVM with this JVM's flags. PE's
+ * clients pick rows with unseeded randoms, so runs are not repeatable request for request;
+ * compare subjects of the same run.
  *
  * <pre>
  * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar real-hbase
- * java ... real-hbase --quick            (a 16 MB budget, 3:1 only, a smoke run)
+ * java ... real-hbase --quick            (3:1 only, 4,000 gets per pass: a smoke run)
  * </pre>
  */
 public final class RealHBase {
@@ -83,15 +85,18 @@ public final class RealHBase {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     }
-    long cacheMb = 64;
+    long cacheMb = 40;
     int[] ratios = {3, 9};
-    long gets = 40_000;
+    long gets = 20_000;
     List<String> subjects = Arrays.asList("hbase-lru", "hbase-combined", "tiercache");
     Path out = Paths.get("benchmarks/target/real-hbase");
+    String child = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--child":
+          child = args[++i];
+          break;
         case "--quick":
-          cacheMb = 16;
           ratios = new int[] {3};
           gets = 4_000;
           break;
@@ -116,7 +121,18 @@ public final class RealHBase {
           System.exit(2);
       }
     }
-    new RealHBase(cacheMb << 20, ratios, subjects, gets, 2, out).runAll();
+    try {
+      RealHBase bench = new RealHBase(cacheMb << 20, ratios, subjects, gets, 2, out);
+      if (child != null) {
+        bench.runChild(child, ratios[0]);
+      } else {
+        bench.runAll(cacheMb);
+      }
+    } catch (Exception e) {
+      e.printStackTrace();
+      System.exit(1); // HBase's and ZooKeeper's non-daemon threads would keep the JVM up
+    }
+    System.exit(0);
   }
 
   /** One row of the report. */
@@ -135,14 +151,34 @@ public final class RealHBase {
     double l2HitRatio = Double.NaN;
   }
 
-  void runAll() throws Exception {
+  /**
+   * Runs every subject and ratio, each in a fresh JVM (this jar, this JVM's flags), so no run
+   * inherits another's JIT state, heap or HBase's JVM-wide metrics registrations.
+   */
+  void runAll(long cacheMb) throws Exception {
     Files.createDirectories(workDir);
     List<Row> rows = new ArrayList<>();
     long started = System.nanoTime();
+    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    String jar = Paths.get(RealHBase.class.getProtectionDomain().getCodeSource().getLocation()
+        .toURI()).toString();
     for (int ratio : ratios) {
       for (String subject : subjects) {
         System.out.printf(Locale.ROOT, "real-hbase: %s at %d:1 ...%n", subject, ratio);
-        Row row = runOne(subject, ratio);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.addAll(Arrays.asList("-jar", jar, "real-hbase", "--child", subject, "--ratios",
+            Integer.toString(ratio), "--cache-mb", Long.toString(cacheMb), "--gets",
+            Long.toString(gets), "--out", workDir.toString()));
+        Process p = new ProcessBuilder(cmd).inheritIO().start();
+        int exit = p.waitFor();
+        Path rowFile = rowFile(subject, ratio);
+        if (exit != 0 || !Files.exists(rowFile)) {
+          throw new IllegalStateException("the " + subject + " run at " + ratio
+              + ":1 failed (exit " + exit + "); its output is above");
+        }
+        Row row = readRow(rowFile);
         rows.add(row);
         System.out.println(format(row));
       }
@@ -151,6 +187,35 @@ public final class RealHBase {
     System.out.println(report);
     Files.write(workDir.resolve("real-hbase.txt"), report.getBytes(StandardCharsets.UTF_8));
     writeCsv(rows, workDir.resolve("real-hbase.csv"));
+  }
+
+  /** One subject at one ratio, in this JVM; writes its row for the parent. */
+  void runChild(String subject, int ratio) throws Exception {
+    Row row = runOne(subject, ratio);
+    Files.createDirectories(rowFile(subject, ratio).getParent());
+    writeCsv(List.of(row), rowFile(subject, ratio));
+  }
+
+  private Path rowFile(String subject, int ratio) {
+    return workDir.resolve("rows").resolve(subject + "-" + ratio + "x.csv");
+  }
+
+  private static Row readRow(Path file) throws IOException {
+    String[] f = Files.readAllLines(file, StandardCharsets.UTF_8).get(1).split(",");
+    Row r = new Row();
+    r.subject = f[0];
+    r.ratio = Integer.parseInt(f[1]);
+    r.rows = Long.parseLong(f[2]);
+    r.opsPerSec = Double.parseDouble(f[3]);
+    r.meanUs = Double.parseDouble(f[4]);
+    r.p50Us = Double.parseDouble(f[5]);
+    r.p99Us = Double.parseDouble(f[6]);
+    r.p999Us = Double.parseDouble(f[7]);
+    r.maxUs = Long.parseLong(f[8]);
+    r.hitRatio = Double.parseDouble(f[9]);
+    r.l1HitRatio = Double.parseDouble(f[10]);
+    r.l2HitRatio = Double.parseDouble(f[11]);
+    return r;
   }
 
   /** The keys an operator sets for each subject. */
@@ -194,21 +259,20 @@ public final class RealHBase {
     MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
     int zkPort = zk.startup(dir.resolve("zk").toFile());
     conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
-    LocalHBaseCluster cluster = new LocalHBaseCluster(conf, 1, 1);
+    LocalHBaseCluster cluster = null;
     try {
+      cluster = new LocalHBaseCluster(conf, 1, 1);
       cluster.startup();
-      waitFor("the cluster to start", () -> cluster.getActiveMaster() != null
-          && cluster.getActiveMaster().isInitialized()
-          && !cluster.getActiveMaster().getServerManager().getOnlineServersList().isEmpty());
+      LocalHBaseCluster started = cluster;
+      waitFor("the cluster to start", () -> started.getActiveMaster() != null
+          && started.getActiveMaster().isInitialized()
+          && !started.getActiveMaster().getServerManager().getOnlineServersList().isEmpty());
       HRegionServer rs = cluster.getRegionServer(0);
       long loadRows = ratio * cacheBytes / ROW_BYTES;
       PeRunner.run(conf, "--nomapred", "--rows=" + loadRows, "--valueSize=1000",
-          "sequentialWrite", "1");
+          "--writeToWAL=false", "sequentialWrite", "1");
       try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
         admin.flush(TableName.valueOf(TABLE));
-      }
-      for (HRegion region : rs.getRegions(TableName.valueOf(TABLE))) {
-        region.compact(true);
       }
       BlockCache cache = rs.getBlockCache().orElseThrow(IllegalStateException::new);
       String[] read = {"--nomapred", "--latency", "--rows=" + loadRows / clients,
@@ -220,8 +284,10 @@ public final class RealHBase {
       long[] after = counters(cache);
       return summarize(subject, ratio, loadRows, results, before, after);
     } finally {
-      cluster.shutdown();
-      cluster.join();
+      if (cluster != null) {
+        cluster.shutdown();
+        cluster.join();
+      }
       zk.shutdown();
       deleteRecursively(dir);
     }
