@@ -80,8 +80,11 @@ final class BlockCodec {
    * bytes fail their checksum; throws after unpinning on an I/O error.
    */
   Cacheable read(long h, SlabAllocator slabs, Runnable unpin) throws IOException {
+    // Every field of the slot record is read while the pin is held: once unpinned, the slot may
+    // be evicted, freed, reallocated and described for another block at any moment.
     long offset = slabs.offsetOf(h);
     int length = slabs.length(h);
+    int checksum = slabs.checksum(h);
     CacheableDeserializer<Cacheable> deserializer =
         CacheableDeserializerIdManager.getDeserializer(slabs.deserializer(h));
     if (engine.isZeroCopy()) {
@@ -89,7 +92,7 @@ final class BlockCodec {
       try {
         view = engine.view(offset, length);
         if ((slabs.flags(h) & F_VERIFIED) == 0) {
-          if (crc(view) != slabs.checksum(h)) {
+          if (crc(view) != checksum) {
             unpin.run();
             return null;
           }
@@ -129,7 +132,7 @@ final class BlockCodec {
       d.limit(Math.min(d.limit(), d.position() + length));
       crc.update(d);
     }
-    if ((int) crc.getValue() != slabs.checksum(h)) {
+    if ((int) crc.getValue() != checksum) { // h is unpinned here: use what was read pinned
       copy.release();
       return null;
     }

@@ -152,8 +152,21 @@ final class BlockStore {
   }
 
   private void evict(long h, boolean forCapacity, boolean durably) {
-    int fileId = slabs.fileId(h);
-    long offset = slabs.blockOffset(h);
+    evict(slabs.fileId(h), slabs.blockOffset(h), h, forCapacity, durably);
+  }
+
+  /**
+   * Removes {@code key} if the index still maps it to slot {@code h}; for a caller that no longer
+   * pins {@code h}, whose record may by now describe another block.
+   */
+  void evict(BlockCacheKey key, long h) {
+    int fileId = files.idOf(key.getHfileName());
+    if (fileId >= 0) {
+      evict(fileId, key.getOffset(), h, false, true);
+    }
+  }
+
+  private void evict(int fileId, long offset, long h, boolean forCapacity, boolean durably) {
     boolean removed;
     ReentrantLock lock = stripe(offset);
     lock.lock();

@@ -227,7 +227,9 @@ public final class BucketTier implements CacheTier {
       if (block == null) {
         checksumFailures.increment();
         LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
-        store.evict(h, false);
+        // codec.read has unpinned h: it may hold another block by now, so drop it only if the
+        // index still maps this key to it.
+        store.evict(key, h);
         return null;
       }
       faults.success();

@@ -7,15 +7,12 @@ import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
-import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
-import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -249,23 +246,11 @@ public class TieredBlockCache extends CombinedBlockCache {
   /**
    * The L1's victim hook in exclusive mode: capacity victims are written to the L2. Lookups go
    * through {@link TieredBlockCache#getBlock}, never through the L1's victim path, so
-   * {@link #getBlock} answers null; every other call is the L2's.
+   * {@link #getBlock} answers null, and the combined cache shuts the L2 down itself.
    */
-  private static final class Demotion implements BlockCache {
-    private final CacheTier l2;
-
+  private static final class Demotion extends ForwardingBlockCache {
     Demotion(CacheTier l2) {
-      this.l2 = l2;
-    }
-
-    @Override
-    public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
-      l2.cacheBlock(key, buf, inMemory);
-    }
-
-    @Override
-    public void cacheBlock(BlockCacheKey key, Cacheable buf) {
-      l2.cacheBlock(key, buf);
+      super(l2);
     }
 
     @Override
@@ -275,68 +260,8 @@ public class TieredBlockCache extends CombinedBlockCache {
     }
 
     @Override
-    public boolean evictBlock(BlockCacheKey key) {
-      return l2.evictBlock(key);
-    }
-
-    @Override
-    public int evictBlocksByHfileName(String hfileName) {
-      return l2.evictBlocksByHfileName(hfileName);
-    }
-
-    @Override
-    public CacheStats getStats() {
-      return l2.getStats();
-    }
-
-    @Override
     public void shutdown() {
       // The combined cache shuts the L2 down.
-    }
-
-    @Override
-    public long size() {
-      return l2.size();
-    }
-
-    @Override
-    public long getMaxSize() {
-      return l2.getMaxSize();
-    }
-
-    @Override
-    public long getFreeSize() {
-      return l2.getFreeSize();
-    }
-
-    @Override
-    public long getCurrentSize() {
-      return l2.getCurrentSize();
-    }
-
-    @Override
-    public long getCurrentDataSize() {
-      return l2.getCurrentDataSize();
-    }
-
-    @Override
-    public long getBlockCount() {
-      return l2.getBlockCount();
-    }
-
-    @Override
-    public long getDataBlockCount() {
-      return l2.getDataBlockCount();
-    }
-
-    @Override
-    public Iterator<CachedBlock> iterator() {
-      return l2.iterator();
-    }
-
-    @Override
-    public BlockCache[] getBlockCaches() {
-      return l2.getBlockCaches();
     }
   }
 }

@@ -63,6 +63,17 @@ class TieredBlockCacheTest {
     b.release();
   }
 
+  /** The first of blocks 0..n-1 of file "f" that the L1 does not hold. */
+  private BlockCacheKey firstNotInL1(int n) {
+    for (int i = 0; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      if (!cache.l1().containsBlock(k)) {
+        return k;
+      }
+    }
+    throw new AssertionError("the small L1 evicted none of " + n + " blocks");
+  }
+
   @Test
   void hbaseModePlacesIndexAndBloomInL1AndDataInL2() {
     build(TieringMode.HBASE, 8 << 20, 8 << 20, 2);
@@ -104,13 +115,7 @@ class TieredBlockCacheTest {
     assertTrue(cache.l1().getBlockCount() < n);
     assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
         "each block in exactly one tier");
-    BlockCacheKey cold = null;
-    for (int i = 0; i < n && cold == null; i++) {
-      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
-      if (!cache.l1().containsBlock(k)) {
-        cold = k;
-      }
-    }
+    BlockCacheKey cold = firstNotInL1(n);
     assertHit(cold, BlockType.DATA);
     assertFalse(cache.l1().containsBlock(cold), "one L2 hit is not enough to promote");
     Cacheable second = cache.getBlock(cold, true, false, true, BlockType.DATA); // 3.0's lookup
@@ -133,14 +138,7 @@ class TieredBlockCacheTest {
     }
     cache.l2().flush(30_000);
     assertEquals(n, cache.l2().getBlockCount(), "every block in the L2");
-    BlockCacheKey first = null;
-    for (int i = 0; i < n && first == null; i++) {
-      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
-      if (!cache.l1().containsBlock(k)) {
-        first = k;
-      }
-    }
-    assertTrue(first != null, "the small L1 evicted some blocks");
+    BlockCacheKey first = firstNotInL1(n);
     assertHit(first, BlockType.DATA);
     assertTrue(cache.l1().containsBlock(first), "copied up on its L2 hit");
     assertEquals(n, cache.l2().getBlockCount(), "and still in the L2");

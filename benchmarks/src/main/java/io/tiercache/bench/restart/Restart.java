@@ -4,6 +4,7 @@
 package io.tiercache.bench.restart;
 
 import io.tiercache.bench.data.Blocks;
+import io.tiercache.bench.subject.Writes;
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.config.CacheSettings;
 import java.io.IOException;
@@ -123,7 +124,7 @@ public final class Restart {
     for (int i = 0; i < blocks; i++) {
       cache.cacheBlock(key(files, i), block, false, true);
     }
-    awaitWritten(cache, blocks);
+    Writes.awaitWritten(cache, blocks, 120_000);
     r.filled = cache.getBlockCount();
     r.fillSeconds = seconds(t0);
     if (!subject.equals("tiercache-offheap")) {
@@ -223,25 +224,6 @@ public final class Restart {
     return new BlockCacheKey(files[i % FILES], (long) i << 16, true, BlockType.DATA);
   }
 
-  /** TierCache's L2 reports when its writers are done; HBase's count is watched instead. */
-  private static void awaitWritten(BlockCache cache, long expected) {
-    if (cache instanceof BucketTier) {
-      ((BucketTier) cache).flush(120_000);
-      return;
-    }
-    long deadline = System.nanoTime() + 120_000_000_000L;
-    long last = -1;
-    int stable = 0;
-    while (System.nanoTime() < deadline && stable < 200_000) {
-      long now = cache.getBlockCount();
-      if (now == expected) {
-        return;
-      }
-      stable = now == last ? stable + 1 : 0;
-      last = now;
-      Thread.yield();
-    }
-  }
 
   /** The default bucket size a block of {@code payload} bytes lands in (room for its header). */
   private static int slot(int payload) {
