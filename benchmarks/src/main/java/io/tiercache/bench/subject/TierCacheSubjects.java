@@ -45,13 +45,17 @@ public final class TierCacheSubjects {
             "pmem:" + spec.file("tier.pmem"))));
     s.add("tiercache", TIERCACHE,
         "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (hbase mode)",
-        "hbase-combined", TierCacheSubjects::combined);
+        "hbase-combined", spec -> combined(spec, "hbase"));
+    s.add("tiercache-exclusive", TIERCACHE,
+        "TierCache combined, exclusive mode: L1 victims move to the L2, repeated L2 hits move up",
+        "hbase-combined", spec -> combined(spec, "exclusive"));
   }
 
   /** Split like {@code hbase-combined}: a tenth of the capacity for the L1, the rest for the L2. */
-  private static TieredBlockCache combined(CacheSpec spec) {
+  private static TieredBlockCache combined(CacheSpec spec, String mode) {
     long l1 = (long) (spec.capacity() * HBaseSubjects.COMBINED_L1_SHARE);
-    return new TieredBlockCache(spec.conf("hfile.block.cache.memory.size", Long.toString(l1),
+    return new TieredBlockCache(spec.conf("tiercache.combined.mode", mode,
+        "hfile.block.cache.memory.size", Long.toString(l1),
         "hbase.bucketcache.ioengine", "offheap",
         "hbase.bucketcache.size", ((spec.capacity() - l1) >> 10) + "k"));
   }
