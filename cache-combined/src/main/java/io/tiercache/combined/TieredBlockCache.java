@@ -7,6 +7,7 @@ import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -174,6 +175,16 @@ public class TieredBlockCache extends CombinedBlockCache {
     if (mode == TieringMode.EXCLUSIVE && l1.containsBlock(key)) {
       l2.evictBlock(key);
     }
+  }
+
+  /**
+   * Whether the block is cached: held by the L1, or written to the L2 (a block still queued for
+   * the L2 is not, as HBase's BucketCache answers). HBase's own combined cache asks only the L2
+   * when the L1 has no opinion, which would call an L1 block uncached in exclusive mode.
+   */
+  @Override
+  public Optional<Boolean> isAlreadyCached(BlockCacheKey key) {
+    return l1.containsBlock(key) ? Optional.of(true) : l2.isAlreadyCached(key);
   }
 
   /** Evicts the block from both tiers (a block may be in both in exclusive and inclusive mode). */

@@ -74,6 +74,17 @@ class TieredBlockCacheTest {
     throw new AssertionError("the small L1 evicted none of " + n + " blocks");
   }
 
+  /** The first of blocks 0..n-1 of file "f" that the L1 holds. */
+  private BlockCacheKey firstInL1(int n) {
+    for (int i = 0; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      if (cache.l1().containsBlock(k)) {
+        return k;
+      }
+    }
+    throw new AssertionError("the L1 holds none of " + n + " blocks");
+  }
+
   @Test
   void hbaseModePlacesIndexAndBloomInL1AndDataInL2() {
     build(TieringMode.HBASE, 8 << 20, 8 << 20, 2);
@@ -116,6 +127,8 @@ class TieredBlockCacheTest {
     assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
         "each block in exactly one tier");
     BlockCacheKey cold = firstNotInL1(n);
+    assertTrue(cache.isAlreadyCached(cold).orElseThrow(), "written to the L2");
+    assertTrue(cache.isAlreadyCached(firstInL1(n)).orElseThrow(), "held by the L1");
     assertHit(cold, BlockType.DATA);
     assertFalse(cache.l1().containsBlock(cold), "one L2 hit is not enough to promote");
     Cacheable second = cache.getBlock(cold, true, false, true, BlockType.DATA); // 3.0's lookup
