@@ -63,6 +63,15 @@ class TieredBlockCacheTest {
     b.release();
   }
 
+  /** Caches data blocks 0..n-1 of file "f"; returns n. */
+  private int fill(int n) {
+    for (int i = 0; i < n; i++) {
+      cache.cacheBlock(key("f", i * 100_000L, BlockType.DATA),
+          heap("f", i * 100_000L, PAYLOAD, BlockType.DATA));
+    }
+    return n;
+  }
+
   /** The first of blocks 0..n-1 of file "f" that the L1 does not hold. */
   private BlockCacheKey firstNotInL1(int n) {
     for (int i = 0; i < n; i++) {
@@ -117,11 +126,7 @@ class TieredBlockCacheTest {
   void exclusiveModeDemotesL1VictimsAndPromotesRepeatedL2Hits() {
     // L1 holds a few blocks; the rest must be demoted to the L2, none lost.
     build(TieringMode.EXCLUSIVE, 4 * (PAYLOAD + 4096), 8 << 20, 2);
-    int n = 40;
-    for (int i = 0; i < n; i++) {
-      cache.cacheBlock(key("f", i * 100_000L, BlockType.DATA),
-          heap("f", i * 100_000L, PAYLOAD, BlockType.DATA));
-    }
+    int n = fill(40);
     cache.l2().flush(30_000);
     assertTrue(cache.l1().getBlockCount() < n);
     assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
@@ -144,11 +149,7 @@ class TieredBlockCacheTest {
   @Test
   void inclusiveModeWritesBothTiersAndCopiesL2HitsUp() {
     build(TieringMode.INCLUSIVE, 4 * (PAYLOAD + 4096), 8 << 20, 1);
-    int n = 20;
-    for (int i = 0; i < n; i++) {
-      cache.cacheBlock(key("f", i * 100_000L, BlockType.DATA),
-          heap("f", i * 100_000L, PAYLOAD, BlockType.DATA));
-    }
+    int n = fill(20);
     cache.l2().flush(30_000);
     assertEquals(n, cache.l2().getBlockCount(), "every block in the L2");
     BlockCacheKey first = firstNotInL1(n);
