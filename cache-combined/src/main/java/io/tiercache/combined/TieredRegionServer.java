@@ -62,6 +62,12 @@ public class TieredRegionServer extends HRegionServer {
     PREPARED.remove();
     BlockCache cache = BlockCacheLoader.create(conf);
     PREPARED.set(cache);
+    if (conf.get(HConstants.BUCKET_CACHE_IOENGINE_KEY) != null
+        && !(cache instanceof org.apache.hadoop.hbase.io.hfile.CombinedBlockCache)) {
+      LOG.warn("{} is set, but {}={} has no L2: the hbase.bucketcache.* keys are not used",
+          HConstants.BUCKET_CACHE_IOENGINE_KEY, CacheSettings.BLOCKCACHE_CLASS.key(),
+          cache.getClass().getName());
+    }
     Configuration forHBase = new Configuration(conf);
     forHBase.unset(HConstants.BUCKET_CACHE_IOENGINE_KEY);
     if (conf.getBoolean("hbase.blockcache.use.external", false)) {
