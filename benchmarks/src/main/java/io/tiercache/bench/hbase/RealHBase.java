@@ -219,6 +219,7 @@ public final class RealHBase {
   }
 
   /** The keys an operator sets for each subject. */
+  @SuppressWarnings("fallthrough") // tiercache adds two keys to hbase-combined's
   Map<String, String> subjectKeys(String subject) {
     Map<String, String> keys = new LinkedHashMap<>();
     long l1 = cacheBytes / 8;
