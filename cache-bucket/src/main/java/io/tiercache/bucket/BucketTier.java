@@ -18,8 +18,6 @@ import java.io.IOException;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * has not been verified since it was loaded from a checkpoint is verified before it is served; a
  * mismatch drops the block.
  *
+ * <p><b>Checkpoints.</b> With {@code hbase.bucketcache.persistent.path} and a persistent engine,
+ * {@link Checkpoints} restores the index at construction and writes it periodically and at
+ * shutdown.
+ *
  * <p><b>Durable index.</b> An engine that keeps its own {@link DurableIndex} ({@code pmem:}) is
  * restored from it at construction and told of every publication and removal
  * ({@link BlockStore}); no checkpoint file is written for it.
@@ -93,9 +95,7 @@ public final class BucketTier implements CacheTier {
   private final FaultTracker faults;
   private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
   private final Writers<Pending> writers;
-  private final Persistence persistence; // null unless a persistent path is configured
-  private final ScheduledExecutorService checkpointer; // null without persistence
-  private long checkpointedMutations = -1; // guarded by checkpoint(): one caller at a time
+  private final Checkpoints checkpoints; // null unless a checkpoint file is configured
   /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
@@ -151,22 +151,13 @@ public final class BucketTier implements CacheTier {
       }
       Persistence.restore(name, durable, slabs, store.index, store.files,
           h -> store.account(h, +1));
-      this.persistence = null;
-      this.checkpointer = null;
+      this.checkpoints = null;
     } else if (config.persistentPath != null && engine.isPersistent()) {
-      this.persistence = new Persistence(name, config, engine, slabs, store.index, store.files);
-      persistence.restore(h -> store.account(h, +1));
-      checkpointedMutations = store.mutations();
-      this.checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "tiercache-" + name + "-checkpoint");
-        t.setDaemon(true);
-        return t;
-      });
-      checkpointer.scheduleWithFixedDelay(this::checkpointQuietly, config.persistIntervalMs,
-          config.persistIntervalMs, TimeUnit.MILLISECONDS);
+      this.checkpoints = new Checkpoints(name,
+          new Persistence(name, config, engine, slabs, store.index, store.files), store,
+          config.persistIntervalMs, this::checkpoint);
     } else {
-      this.persistence = null;
-      this.checkpointer = null;
+      this.checkpoints = null;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
         this::write);
@@ -445,31 +436,18 @@ public final class BucketTier implements CacheTier {
    * Writes the index checkpoint now if anything changed since the last one (persistent engines
    * with {@code hbase.bucketcache.persistent.path} only); returns whether one was written.
    */
-  public synchronized boolean checkpoint() throws IOException {
-    if (persistence == null || !enterEngine()) {
+  public boolean checkpoint() throws IOException {
+    if (checkpoints == null || !enterEngine()) {
       return false;
     }
     try {
-      long seen = store.mutations();
-      if (seen == checkpointedMutations) {
-        return false;
-      }
-      persistence.checkpoint();
-      checkpointedMutations = seen;
-      return true;
+      return checkpoints.writeIfChanged();
     } finally {
       exitEngine();
     }
   }
 
-  private void checkpointQuietly() {
-    try {
-      checkpoint();
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("{}: checkpoint failed; the next restart may be colder", name, e);
-    }
-  }
-
+  /** Stops the writers and drops the blocks still queued (disable and shutdown). */
   private void disable() {
     for (Pending p : writers.stop()) {
       pending.remove(p.key, p);
@@ -483,25 +461,22 @@ public final class BucketTier implements CacheTier {
    */
   @Override
   public void shutdown() {
-    if (checkpointer != null) {
-      checkpointer.shutdownNow();
+    if (checkpoints != null) {
+      checkpoints.stop();
     }
     if (closed.get()) {
       return;
     }
-    if (persistence != null) {
+    if (checkpoints != null) {
       flush(10_000);
-      checkpointQuietly();
+      checkpoints.writeQuietly();
     }
     if (!closed.compareAndSet(false, true)) {
       return;
     }
     // Each pending block is either in a queue (returned here, released here) or being written
     // by a caller thread (which releases it when it sees the tier closed).
-    for (Pending p : writers.stop()) {
-      pending.remove(p.key, p);
-      p.block.release();
-    }
+    disable();
     pending.clear();
     store.clear();
     if (inEngine.get() == 0) {

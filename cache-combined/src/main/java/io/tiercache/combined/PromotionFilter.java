@@ -20,6 +20,10 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  * key's four counters. After {@code 10 * width} recorded hits every counter is halved, so the
  * estimate follows a changing workload.
  *
+ * <p>cache-lru's {@code FrequencySketch} is the same structure but single-threaded (only the
+ * L1's eviction-lock holder touches it, and it is package-private there); L2 hits arrive on every
+ * reader thread, hence this lock-free variant.
+ *
  * <h2>Concurrency</h2>
  * Counters change by compare-and-set; the halving pass runs on the one thread that claims it and
  * may race with concurrent increments (an increment can be lost or halved early). The rule is a

@@ -3,7 +3,7 @@
  */
 package io.tiercache.bench.hbase;
 
-import java.io.File;
+import io.tiercache.bench.subject.Scratch;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -13,18 +13,16 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.LocalHBaseCluster;
-import org.apache.hadoop.hbase.PeRunner;
 import org.apache.hadoop.hbase.PeRunner.ClientResult;
+import org.apache.hadoop.hbase.PeRunner;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -245,7 +243,7 @@ public final class RealHBase {
 
   private Row runOne(String subject, int ratio) throws Exception {
     Path dir = workDir.resolve(subject + "-" + ratio + "x");
-    deleteRecursively(dir);
+    Scratch.deleteTree(dir);
     Files.createDirectories(dir);
     Configuration conf = HBaseConfiguration.create();
     conf.set("hbase.rootdir", dir.resolve("hbase").toUri().toString());
@@ -290,7 +288,7 @@ public final class RealHBase {
         cluster.join();
       }
       zk.shutdown();
-      deleteRecursively(dir);
+      Scratch.deleteTree(dir);
     }
   }
 
@@ -397,12 +395,4 @@ public final class RealHBase {
     }
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-    }
-  }
 }

@@ -5,14 +5,13 @@ package io.tiercache.bench.jmh;
 
 import io.tiercache.bench.data.Blocks;
 import io.tiercache.bench.subject.CacheSpec;
+import io.tiercache.bench.subject.Scratch;
 import io.tiercache.bench.subject.Subjects;
 import io.tiercache.core.config.Sizes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
@@ -113,8 +112,6 @@ final class BenchCache implements AutoCloseable {
   public void close() throws IOException {
     cache.shutdown();
     block.release();
-    try (Stream<Path> paths = Files.walk(scratch)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    Scratch.deleteTree(scratch);
   }
 }

@@ -6,6 +6,7 @@ package io.tiercache.bench.showdown;
 import io.tiercache.bench.data.Dataset;
 import io.tiercache.bench.subject.CacheCounters;
 import io.tiercache.bench.subject.CacheSpec;
+import io.tiercache.bench.subject.Scratch;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.workload.AccessStream;
 import io.tiercache.bench.workload.Reader;
@@ -15,9 +16,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.Phaser;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 
@@ -173,11 +172,8 @@ final class Runner {
   }
 
   private static void deleteQuietly(Path dir) {
-    if (dir == null) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      Scratch.deleteTree(dir);
     } catch (IOException e) {
       System.err.println("could not delete " + dir + ": " + e);
     }
