@@ -77,7 +77,7 @@ final class BlockCodec {
 
   /**
    * Materialises the pinned slot {@code h} as a block. Returns null, after unpinning, if the
-   * bytes fail their checksum; throws after unpinning on an I/O error.
+   * bytes fail their checksum; throws after unpinning on an I/O error or any other failure.
    */
   Cacheable read(long h, SlabAllocator slabs, Runnable unpin) throws IOException {
     // Every field of the slot record is read while the pin is held: once unpinned, the slot may
@@ -98,14 +98,14 @@ final class BlockCodec {
           }
           slabs.addFlags(h, F_VERIFIED);
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) { // Error: InternalError from a faulting mapping
         unpin.run();
         throw e;
       }
       ByteBuff wrapped = ByteBuff.wrap(new ByteBuffer[] {view}, unpin::run);
       try {
         return deserializer.deserialize(wrapped, buffers);
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException | Error e) {
         wrapped.release();
         throw e;
       }
@@ -120,7 +120,7 @@ final class BlockCodec {
         engine.read(at, dst);
         at += take;
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | Error e) {
       copy.release();
       throw e;
     } finally {
@@ -139,7 +139,7 @@ final class BlockCodec {
     copy.rewind().limit(length);
     try {
       return deserializer.deserialize(copy, buffers);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | Error e) {
       copy.release();
       throw e;
     }

@@ -43,7 +43,7 @@ final class BlockStore {
   private static final int STRIPES = 256;
 
   final SlabAllocator slabs;
-  final BlockIndex index = new BlockIndex();
+  final BlockIndex index;
   final FileRegistry files = new FileRegistry();
   private final TierStats stats;
   private final DurableIndex durable; // null unless the engine keeps its own index
@@ -55,8 +55,9 @@ final class BlockStore {
   private final AtomicLong dataBytes = new AtomicLong();
   private final AtomicLong mutations = new AtomicLong();
 
-  BlockStore(SlabAllocator slabs, TierStats stats, DurableIndex durable) {
+  BlockStore(SlabAllocator slabs, BlockIndex index, TierStats stats, DurableIndex durable) {
     this.slabs = slabs;
+    this.index = index;
     this.stats = stats;
     this.durable = durable;
     for (int i = 0; i < STRIPES; i++) {
@@ -132,6 +133,14 @@ final class BlockStore {
       slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
           now());
       replaced = index.put(fileId, key.getOffset(), h);
+      if (replaced == BlockIndex.FULL) {
+        // The key was new, so it has no other entry to keep: undo, and the caller drops it.
+        files.remove(key.getHfileName(), key.getOffset());
+        if (durable != null) {
+          durable.remove(Handles.slab(h), Handles.slot(h));
+        }
+        return false;
+      }
       if (replaced != Handles.NONE) {
         forget(replaced);
         account(replaced, -1);
@@ -151,22 +160,20 @@ final class BlockStore {
     evict(h, forCapacity, true);
   }
 
-  private void evict(long h, boolean forCapacity, boolean durably) {
-    evict(slabs.fileId(h), slabs.blockOffset(h), h, forCapacity, durably);
+  private boolean evict(long h, boolean forCapacity, boolean durably) {
+    return evict(slabs.fileId(h), slabs.blockOffset(h), h, forCapacity, durably);
   }
 
   /**
    * Removes {@code key} if the index still maps it to slot {@code h}; for a caller that no longer
    * pins {@code h}, whose record may by now describe another block.
    */
-  void evict(BlockCacheKey key, long h) {
+  boolean evict(BlockCacheKey key, long h) {
     int fileId = files.idOf(key.getHfileName());
-    if (fileId >= 0) {
-      evict(fileId, key.getOffset(), h, false, true);
-    }
+    return fileId >= 0 && evict(fileId, key.getOffset(), h, false, true);
   }
 
-  private void evict(int fileId, long offset, long h, boolean forCapacity, boolean durably) {
+  private boolean evict(int fileId, long offset, long h, boolean forCapacity, boolean durably) {
     boolean removed;
     ReentrantLock lock = stripe(offset);
     lock.lock();
@@ -191,6 +198,7 @@ final class BlockStore {
       }
       slabs.evicted(h);
     }
+    return removed;
   }
 
   /**

@@ -35,6 +35,9 @@ public final class BucketConfig {
       L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND);
 
   final String ioEngine;
+  /** {@code hbase.bucketcache.size}. */
+  final long requestedCapacity;
+  /** Bytes of slabs: the size rounded down to whole slabs, less the index for offheap. */
   final long capacity;
   final SizeClasses classes;
   final int slabSize;
@@ -61,11 +64,17 @@ public final class BucketConfig {
           + L2_SLAB_SIZE.key() + " is " + Sizes.format(slabSize) + ")");
     }
     L2_SIZE.check(requestedCapacity);
-    this.capacity = requestedCapacity / slabSize * slabSize;
+    this.requestedCapacity = requestedCapacity;
+    // offheap: the size is the L2's whole direct memory, its index and slot records included.
+    this.capacity = isOffHeap(this.ioEngine)
+        ? DirectBudget.offHeapCapacity(requestedCapacity, this.slabSize, classes)
+        : requestedCapacity / slabSize * slabSize;
     if (capacity == 0) {
       throw new SettingException(L2_SIZE.key(), "'" + Sizes.format(requestedCapacity)
-          + "' is smaller than one slab; expected at least " + Sizes.format(slabSize) + " ("
-          + L2_SLAB_SIZE.key() + ")");
+          + "' is smaller than one slab" + (isOffHeap(this.ioEngine) ? " and its index" : "")
+          + "; expected at least " + Sizes.format(slabSize + (isOffHeap(this.ioEngine)
+              ? DirectBudget.metadataBytes(slabSize, this.slabSize, classes) : 0))
+          + " (" + L2_SLAB_SIZE.key() + " is " + Sizes.format(slabSize) + ")");
     }
     this.writerThreads = L2_WRITER_THREADS.check(writerThreads);
     this.writerQueue = L2_WRITER_QUEUE.check(writerQueue);
@@ -96,6 +105,20 @@ public final class BucketConfig {
         L2_ERRORS_TOLERATED_MS.get(conf), PMEM_BACKEND.get(conf));
   }
 
+  static boolean isOffHeap(String ioEngine) {
+    return ioEngine.trim().equalsIgnoreCase("offheap");
+  }
+
+  /** Direct memory of this L2's index and slot records. */
+  long metadataBytes() {
+    return DirectBudget.metadataBytes(capacity, slabSize, classes);
+  }
+
+  /** Direct memory this L2 takes in all: index and slot records, and the slabs if offheap. */
+  long directBytes() {
+    return metadataBytes() + (isOffHeap(ioEngine) ? capacity : 0);
+  }
+
   /** The slot sizes of the size classes, in class order. */
   int[] slotSizes() {
     int[] sizes = new int[classes.count()];
@@ -107,7 +130,9 @@ public final class BucketConfig {
 
   @Override
   public String toString() {
-    return "ioengine=" + ioEngine + ", capacity=" + Sizes.format(capacity) + ", slab="
+    return "ioengine=" + ioEngine + ", capacity=" + Sizes.format(capacity) + " (of "
+        + Sizes.format(requestedCapacity) + "; index and slot records "
+        + Sizes.format(metadataBytes()) + " of direct memory), slab="
         + Sizes.format(slabSize) + ", classes=" + classes + ", writers=" + writerThreads + "x"
         + writerQueue + ", persistentPath=" + persistentPath
         + (ioEngine.startsWith("pmem:") ? ", " + engineOptions : "");

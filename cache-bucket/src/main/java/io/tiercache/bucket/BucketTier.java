@@ -9,8 +9,10 @@ import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
+import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.write.Writers;
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.Sizes;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
@@ -90,6 +93,7 @@ public final class BucketTier implements CacheTier {
   private final Engine engine;
   private final BlockStore store;
   private final SlabAllocator slabs;
+  private final BlockIndex index;
   private final TierStats stats;
   private final BlockCodec codec;
   private final FaultTracker faults;
@@ -134,14 +138,34 @@ public final class BucketTier implements CacheTier {
   }
 
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers) {
+    this(config, name, buffers, c -> Engines.open(c.ioEngine, c.capacity, c.slabSize,
+        c.slotSizes(), c.engineOptions));
+  }
+
+  /** As above, with the engine opened by {@code opener} (tests wrap engines to inject faults). */
+  BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
+      Function<BucketConfig, Engine> opener) {
     this.config = config;
     this.name = name;
     this.stats = new TierStats(name);
-    this.engine = Engines.open(config.ioEngine, config.capacity, config.slabSize,
-        config.slotSizes(), config.engineOptions);
-    this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
+    // All direct memory but the engine's is taken here, before the engine opens, so nothing
+    // is left open when it is not there, and nothing later (cacheBlock) has to allocate it.
+    DirectBudget.check(config.directBytes(), DirectBudget.available(),
+        BucketConfig.isOffHeap(config.ioEngine)
+            ? Sizes.format(config.capacity) + " of slabs and " + Sizes.format(config.metadataBytes())
+                + " of index and slot records"
+            : Sizes.format(config.metadataBytes()) + " of index and slot records for "
+                + Sizes.format(config.capacity) + " of " + config.ioEngine);
+    try {
+      this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
+      this.index = new BlockIndex(
+          SlabAllocator.maxSlotsFor(config.capacity, config.slabSize, config.classes));
+    } catch (OutOfMemoryError e) {
+      throw DirectBudget.refused(config, e);
+    }
+    this.engine = opener.apply(config);
     DurableIndex durable = engine.durableIndex();
-    this.store = new BlockStore(slabs, stats, durable);
+    this.store = new BlockStore(slabs, index, stats, durable);
     this.codec = new BlockCodec(engine, buffers);
     this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
     if (durable != null) {
@@ -183,6 +207,16 @@ public final class BucketTier implements CacheTier {
    */
   @Override
   public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    try {
+      return lookup(key, caching, repeat, updateCacheMetrics);
+    } catch (Throwable t) { // nothing leaves a BlockCache method: a failure is a miss
+      unexpected("getBlock of " + key, t);
+      return null;
+    }
+  }
+
+  private Cacheable lookup(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
     Cacheable found = null;
     if (!closed.get() && !faults.disabled()) {
@@ -231,6 +265,20 @@ public final class BucketTier implements CacheTier {
         disable();
       }
       return null;
+    } catch (RuntimeException | Error e) { // codec.read has unpinned h
+      unexpected("read of " + key, e);
+      return null;
+    }
+  }
+
+  /** Records a failure caught at the tier's boundary; an Error disables the tier. */
+  private void unexpected(String what, Throwable t) {
+    try {
+      if (faults.unexpected(what, t)) {
+        disable();
+      }
+    } catch (Throwable again) { // logging or stopping failed too: the tier is already off
+      // nothing more can be done here without risking the caller
     }
   }
 
@@ -283,6 +331,15 @@ public final class BucketTier implements CacheTier {
   @Override
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
       boolean waitWhenCache) {
+    try {
+      insert(key, buf, inMemory, waitWhenCache);
+    } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
+      unexpected("cacheBlock of " + key, t);
+    }
+  }
+
+  private void insert(BlockCacheKey key, Cacheable buf, boolean inMemory,
+      boolean waitWhenCache) {
     if (closed.get() || faults.disabled()) {
       return;
     }
@@ -305,17 +362,27 @@ public final class BucketTier implements CacheTier {
     }
     if (waitWhenCache) {
       write(p, Handles.NONE);
-    } else if (!writers.offer(Long.hashCode(key.getOffset()), p)) {
-      // The reader's thread never evicts: eviction is the writers' work.
-      long h = slabs.allocate(sizeClass);
-      if (h != Handles.NONE) {
-        write(p, h);
-      } else {
-        fullQueueDrops.increment();
-        stats.failInsert();
-        pending.remove(key, p);
-        p.block.release();
+      return;
+    }
+    long h;
+    try {
+      if (writers.offer(Long.hashCode(key.getOffset()), p)) {
+        return;
       }
+      // The reader's thread never evicts: eviction is the writers' work.
+      h = slabs.allocate(sizeClass);
+    } catch (RuntimeException | Error e) { // not handed to anyone: drop it here
+      pending.remove(key, p);
+      p.block.release();
+      throw e;
+    }
+    if (h != Handles.NONE) {
+      write(p, h);
+    } else {
+      fullQueueDrops.increment();
+      stats.failInsert();
+      pending.remove(key, p);
+      p.block.release();
     }
   }
 
@@ -327,6 +394,9 @@ public final class BucketTier implements CacheTier {
   /**
    * Writes a pending block into {@code slot} (or a slot allocated here, evicting as needed, if
    * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published.
+   * Throws nothing: a failure other than an I/O error is recorded ({@link #unexpected}), and an
+   * {@link Error} (e.g. a store into a mapped page the file system could not back) disables the
+   * tier.
    */
   private void write(Pending p, long slot) {
     long h = slot;
@@ -349,30 +419,61 @@ public final class BucketTier implements CacheTier {
         pending.remove(p.key, p);
         return;
       }
-      int checksum;
-      try {
-        checksum = codec.write(p.block, slabs.offsetOf(h), length);
-      } catch (IOException e) {
-        slabs.free(h);
-        pending.remove(p.key, p);
-        if (faults.error("write of " + p.key, e)) {
-          disable();
-        }
-        return;
+      writeAndPublish(p, h, length);
+    } catch (RuntimeException | Error e) {
+      pending.remove(p.key, p);
+      if (h != Handles.NONE) {
+        dropFailed(p.key, h);
       }
-      faults.success();
-      boolean data = !isMetaBlock(p.block.getBlockType());
-      BlockType type = p.block.getBlockType();
-      boolean published = store.publish(p.key, h, length, checksum,
-          BlockCodec.flags(p.inMemory || !data, data, true),
-          p.block.getDeserializer().getDeserializerIdentifier(),
-          type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
-      if (!published) {
-        slabs.free(h);
-      }
+      stats.failInsert();
+      unexpected("write of " + p.key, e);
     } finally {
       p.block.release();
       exitEngine();
+    }
+  }
+
+  /**
+   * Serializes the block into slot {@code h} and publishes it. Returns normally only once the
+   * slot is published or freed; a throw leaves it to the caller ({@link #dropFailed}).
+   */
+  private void writeAndPublish(Pending p, long h, int length) {
+    int checksum;
+    try {
+      checksum = codec.write(p.block, slabs.offsetOf(h), length);
+    } catch (IOException e) {
+      pending.remove(p.key, p);
+      boolean disableNow = faults.error("write of " + p.key, e);
+      slabs.free(h);
+      if (disableNow) {
+        disable();
+      }
+      return;
+    }
+    faults.success();
+    boolean data = !isMetaBlock(p.block.getBlockType());
+    BlockType type = p.block.getBlockType();
+    boolean published = store.publish(p.key, h, length, checksum,
+        BlockCodec.flags(p.inMemory || !data, data, true),
+        p.block.getDeserializer().getDeserializerIdentifier(),
+        type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
+    if (!published) {
+      slabs.free(h);
+      pending.remove(p.key, p);
+    }
+  }
+
+  /**
+   * Takes the slot of a write that failed midway, published or not: out of the index if the
+   * key maps to it, else freed.
+   */
+  private void dropFailed(BlockCacheKey key, long h) {
+    try {
+      if (!store.evict(key, h)) {
+        slabs.free(h);
+      }
+    } catch (RuntimeException | Error e) {
+      LOG.error("{}: slot {} of a failed write could not be freed", name, Handles.toString(h), e);
     }
   }
 
@@ -393,17 +494,36 @@ public final class BucketTier implements CacheTier {
    */
   @Override
   public Optional<Boolean> isAlreadyCached(BlockCacheKey key) {
-    return Optional.of(store.contains(key));
+    try {
+      return Optional.of(store.contains(key));
+    } catch (Throwable t) {
+      unexpected("isAlreadyCached of " + key, t);
+      return Optional.of(false);
+    }
   }
 
   @Override
   public boolean evictBlock(BlockCacheKey key) {
-    return store.evict(key, () -> pending.remove(key) != null);
+    try {
+      return store.evict(key, () -> pending.remove(key) != null);
+    } catch (Throwable t) {
+      unexpected("evictBlock of " + key, t);
+      return false;
+    }
   }
 
   /** Evicts every block of {@code hfileName}, queued or written; O(blocks of that file). */
   @Override
   public int evictBlocksByHfileName(String hfileName) {
+    try {
+      return evictFile(hfileName);
+    } catch (Throwable t) {
+      unexpected("evictBlocksByHfileName of " + hfileName, t);
+      return 0;
+    }
+  }
+
+  private int evictFile(String hfileName) {
     int n = 0;
     for (BlockCacheKey key : pending.keySet()) {
       if (key.getHfileName().equals(hfileName) && evictBlock(key)) {
@@ -461,6 +581,14 @@ public final class BucketTier implements CacheTier {
    */
   @Override
   public void shutdown() {
+    try {
+      stop();
+    } catch (Throwable t) {
+      LOG.error("{}: shutdown failed", name, t);
+    }
+  }
+
+  private void stop() {
     if (checkpoints != null) {
       checkpoints.stop();
     }
@@ -564,15 +692,28 @@ public final class BucketTier implements CacheTier {
     return faults.errors();
   }
 
-  /** Whether I/O errors have disabled this tier. */
+  /** Whether I/O errors, or an {@link Error} caught at the tier's boundary, disabled this tier. */
   public boolean isDisabled() {
     return faults.disabled();
+  }
+
+  /**
+   * Failures other than I/O errors caught at the tier's boundary (each dropped a block or
+   * answered a miss; an {@link Error} also disabled the tier).
+   */
+  public long unexpectedFailures() {
+    return faults.unexpected() + writers.failures();
   }
 
   /** A snapshot of the written blocks, for the RegionServer web UI (O(cache)). */
   @Override
   public Iterator<CachedBlock> iterator() {
-    return store.snapshot().iterator();
+    try {
+      return store.snapshot().iterator();
+    } catch (Throwable t) {
+      unexpected("iterator", t);
+      return java.util.Collections.emptyIterator();
+    }
   }
 
   @Override

@@ -88,6 +88,11 @@ final class Persistence {
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, deser, e.type, 0);
       long old = index.put(fileId, e.offset, h);
+      if (old == BlockIndex.FULL) {
+        files.remove(e.file, e.offset);
+        slabs.free(h);
+        continue;
+      }
       if (old != Handles.NONE) {
         index.put(fileId, e.offset, old);
         slabs.free(h);
@@ -121,6 +126,11 @@ final class Persistence {
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, e.deserializer, e.type, 0);
       long old = index.put(fileId, e.offset, h);
+      if (old == BlockIndex.FULL) {
+        files.remove(e.file, e.offset);
+        slabs.free(h);
+        return false;
+      }
       if (old != Handles.NONE) {
         index.put(fileId, e.offset, old);
         slabs.free(h);

@@ -181,7 +181,8 @@ class BucketTierBehaviourTest {
   void fullWriterQueue_cacheFull_dropsTheBlockAndCountsIt_neverEvictsOnTheCaller()
       throws Exception {
     BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
-    int slots = 4 * (MB / (65 * KB)); // 64 KB blocks take 65 KB slots
+    // 64 KB blocks take 65 KB slots; offheap keeps part of its 4 MB for the index: 3 slabs
+    int slots = (int) (t.getMaxSize() / MB) * (MB / (65 * KB));
     for (int i = 0; i < slots; i++) {
       put(t, "full", i, 60 * KB, true);
     }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SizeClasses;
 import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
 import io.tiercache.core.contract.TestBlocks;
@@ -44,7 +45,7 @@ class SlotReuseRaceTest {
   private void open() {
     engine = Engines.open("file:" + dir.resolve("l2.data"), SLAB, SLAB);
     slabs = new SlabAllocator(new SizeClasses(new int[] {SLAB}, SLAB), SLAB, SLAB);
-    store = new BlockStore(slabs, new TierStats("race"), null);
+    store = new BlockStore(slabs, new BlockIndex(1 << 12), new TierStats("race"), null);
     codec = new BlockCodec(engine, ByteBuffAllocator.HEAP);
   }
 

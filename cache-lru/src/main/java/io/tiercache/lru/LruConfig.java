@@ -15,6 +15,7 @@ import static io.tiercache.core.config.CacheSettings.L1_WINDOW_SHARE;
 
 import io.tiercache.core.config.Setting;
 import io.tiercache.core.config.SettingException;
+import io.tiercache.core.config.Sizes;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -30,6 +31,13 @@ public final class LruConfig {
   static final List<Setting<?>> SETTINGS = Arrays.asList(L1_HEAP_FRACTION, L1_MEMORY_SIZE,
       BLOCK_SIZE_HINT, L1_SINGLE_SHARE, L1_MULTI_SHARE, L1_MEMORY_SHARE, L1_MAX_BLOCK_SIZE,
       L1_IN_MEMORY_FORCE, L1_WINDOW_SHARE);
+
+  /**
+   * Largest share of the heap the L1 may take: HBase requires block cache plus memstores to
+   * leave at least 20% of the heap ({@code hbase.regionserver.global.memstore.size} +
+   * {@code hfile.block.cache.size} &lt;= 0.8), so an L1 alone above 0.8 can never run.
+   */
+  static final double MAX_HEAP_SHARE = 0.8;
 
   final long maxSize;
   final long blockSizeHint;
@@ -75,13 +83,27 @@ public final class LruConfig {
    * @throws SettingException naming the key of the first invalid value
    */
   public static LruConfig from(Configuration conf) {
+    return from(conf, Runtime.getRuntime().maxMemory());
+  }
+
+  /** As {@link #from(Configuration)} for a JVM whose maximum heap is {@code maxHeap} bytes. */
+  static LruConfig from(Configuration conf, long maxHeap) {
     long explicit = L1_MEMORY_SIZE.get(conf);
     double fraction = L1_HEAP_FRACTION.get(conf);
-    long maxSize = explicit > 0 ? explicit : (long) (Runtime.getRuntime().maxMemory() * fraction);
+    long maxSize = explicit > 0 ? explicit : (long) (maxHeap * fraction);
     if (maxSize <= 0) {
       throw new SettingException(L1_HEAP_FRACTION.key(), "'" + fraction
           + "' leaves the L1 no memory; expected a number above 0.0 and up to 1.0, or set "
           + L1_MEMORY_SIZE.key());
+    }
+    long limit = (long) (maxHeap * MAX_HEAP_SHARE);
+    if (maxSize > limit) {
+      String key = explicit > 0 ? L1_MEMORY_SIZE.key() : L1_HEAP_FRACTION.key();
+      throw new SettingException(key, "'" + (explicit > 0 ? Sizes.format(explicit) : fraction)
+          + "' makes the L1 " + Sizes.format(maxSize) + ", more than " + MAX_HEAP_SHARE
+          + " of the maximum heap (-Xmx " + Sizes.format(maxHeap) + "); expected at most "
+          + Sizes.format(limit) + " (HBase leaves at least 20% of the heap to everything but "
+          + "the block cache and memstores)");
     }
     return new LruConfig(maxSize, BLOCK_SIZE_HINT.get(conf), L1_SINGLE_SHARE.get(conf),
         L1_MULTI_SHARE.get(conf), L1_MEMORY_SHARE.get(conf), L1_WINDOW_SHARE.get(conf),

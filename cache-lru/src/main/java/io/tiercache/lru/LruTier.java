@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
@@ -61,11 +62,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(LruTier.class);
+  private static final long UNEXPECTED_LOG_NANOS = 60_000_000_000L;
 
   private final ConcurrentHashMap<BlockCacheKey, Node> map;
   private final ReentrantLock evictionLock = new ReentrantLock();
   private final ReadBuffer<Node> readBuffer = new ReadBuffer<>();
   private final FileRegistry files = new FileRegistry();
+  private final AtomicLong unexpectedFailures = new AtomicLong();
+  private final AtomicLong lastUnexpectedLog = new AtomicLong();
   private final TierStats stats;
   private final Policy policy; // guarded by evictionLock
   private final LruConfig config;
@@ -123,6 +127,16 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   @Override
   public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
+    try {
+      return lookup(key, caching, repeat, updateCacheMetrics);
+    } catch (Throwable t) { // nothing leaves a BlockCache method: a failure is a miss
+      unexpected("getBlock of " + key, t);
+      return null;
+    }
+  }
+
+  private Cacheable lookup(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
     Node node = map.get(key);
     if (node != null && RefCounts.tryRetain(node.block)) {
       if (updateCacheMetrics) {
@@ -176,6 +190,36 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
    */
   @Override
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+    try {
+      insert(key, buf, inMemory);
+    } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
+      unexpected("cacheBlock of " + key, t);
+    }
+  }
+
+  /**
+   * Records a failure caught at this tier's boundary (a heap copy that ran out of memory, a
+   * victim cache that threw): logged with its stack trace at most once a minute, counted.
+   */
+  private void unexpected(String what, Throwable t) {
+    long n = unexpectedFailures.incrementAndGet();
+    long now = System.nanoTime();
+    long last = lastUnexpectedLog.get();
+    if ((n == 1 || now - last >= UNEXPECTED_LOG_NANOS) && lastUnexpectedLog.compareAndSet(last, now)) {
+      try {
+        LOG.error("{}: {} failed ({} so far); the block is dropped", name, what, n, t);
+      } catch (Throwable ignored) { // logging failed too: the count remains
+        // nothing more to do without risking the caller
+      }
+    }
+  }
+
+  /** Failures caught at this tier's boundary ({@code getBlock}, {@code cacheBlock}, hand-off). */
+  public long unexpectedFailures() {
+    return unexpectedFailures.get();
+  }
+
+  private void insert(BlockCacheKey key, Cacheable buf, boolean inMemory) {
     if (shutdown) {
       return;
     }
@@ -245,9 +289,13 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     BlockCache victim = victimCache;
     for (Node n : evicted) {
       stats.evicted(n.cachedTimeNanos, n.key.isPrimary());
-      if (victim != null) {
-        victim.cacheBlock(n.key, n.block, n.queue == Node.MEMORY || !n.data);
-        stats.handOff();
+      try {
+        if (victim != null) {
+          victim.cacheBlock(n.key, n.block, n.queue == Node.MEMORY || !n.data);
+          stats.handOff();
+        }
+      } catch (Throwable t) { // the victim cache's failure must not leak the other victims
+        unexpected("hand-off of " + n.key, t);
       }
       n.block.release();
     }

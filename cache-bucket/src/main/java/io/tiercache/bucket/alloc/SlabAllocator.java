@@ -112,6 +112,19 @@ public final class SlabAllocator {
     return classes;
   }
 
+  /**
+   * Direct memory the slot records of a {@code capacity}-byte L2 take: one record per slot of the
+   * smallest class in every slab, allocated at construction.
+   */
+  public static long recordBytesFor(long capacity, int slabSize, SizeClasses classes) {
+    return capacity / slabSize * classes.slotsPerSlab(0) * (long) Slab.RECORD;
+  }
+
+  /** The most blocks a {@code capacity}-byte L2 can hold: every slab in the smallest class. */
+  public static long maxSlotsFor(long capacity, int slabSize, SizeClasses classes) {
+    return capacity / slabSize * classes.slotsPerSlab(0);
+  }
+
   public int slabCount() {
     return slabs.length;
   }

@@ -13,8 +13,7 @@ import java.util.function.LongPredicate;
  * a cached block costs no Java object and no on-heap bytes here.
  *
  * <h2>Memory layout</h2>
- * 64 segments, chosen by the key's hash; each is a power-of-two table of 24-byte entries in a
- * direct buffer:
+ * 64 segments, chosen by the key's hash; each is a table of 24-byte entries in a direct buffer:
  * <pre>
  *   offset size field
  *     0     4   fileId + 1   (0 marks an empty entry)
@@ -22,8 +21,17 @@ import java.util.function.LongPredicate;
  *     8     8   block offset in the HFile
  *    16     8   slot handle  (see Handles)
  * </pre>
- * Linear probing; removal by backward shift, so there are no tombstones. A segment doubles when
- * it passes 3/4 full and halves below 1/8 (never under its initial size).
+ * Linear probing; removal by backward shift, so there are no tombstones. An entry's home is the
+ * low 26 bits of its hash scaled to the table ({@code (h & 0x3FFFFFF) * entries >>> 26}); the top
+ * 6 bits chose the segment.
+ *
+ * <h2>Capacity</h2>
+ * The tables never grow: they are allocated once, at construction, for the most blocks the L2
+ * can hold ({@code maxEntries}: every slab cut into slots of the smallest class), at most 3/4
+ * full with that many keys spread evenly, plus a margin of eight standard deviations per segment
+ * for uneven spread. So all the index's direct memory is taken, and counted, at start-up, and no
+ * insert can fail for lack of memory. A segment that still fills up (only possible far beyond
+ * the margin) refuses the insert with {@link #FULL}; the caller drops the block.
  *
  * <h2>Concurrency</h2>
  * Each segment has a {@link StampedLock}: lookups take the read lock, mutations the write lock.
@@ -31,27 +39,73 @@ import java.util.function.LongPredicate;
  * slot before any eviction (which removes the entry under the write lock) can free it.
  */
 public final class BlockIndex {
+  /** What {@link #put} returns when the key's segment has no free entry left. */
+  public static final long FULL = -2;
+
   private static final int SEGMENTS = 64;
+  private static final int SEGMENT_BITS = 26;
+  private static final int HOME_MASK = (1 << SEGMENT_BITS) - 1;
   private static final int ENTRY = 24;
-  private static final int MIN_ENTRIES = 64;
+  private static final int MIN_ENTRIES = 16;
+  /** Entries per segment above which the table would pass 2^31 bytes. */
+  private static final long MAX_SEGMENT_ENTRIES = Integer.MAX_VALUE / ENTRY;
 
   private final Segment[] segments = new Segment[SEGMENTS];
 
-  public BlockIndex() {
+  /**
+   * Allocates the tables for up to {@code maxEntries} keys.
+   *
+   * @throws OutOfMemoryError if the direct memory is not there (callers check first, see
+   *     {@link #bytesFor})
+   * @throws IllegalArgumentException if {@code maxEntries} needs more than 2 GB per segment
+   */
+  public BlockIndex(long maxEntries) {
+    int entries = segmentEntries(maxEntries);
     for (int i = 0; i < SEGMENTS; i++) {
-      segments[i] = new Segment();
+      segments[i] = new Segment(entries);
     }
+  }
+
+  /** Direct memory an index for {@code maxEntries} keys takes. */
+  public static long bytesFor(long maxEntries) {
+    return (long) SEGMENTS * segmentEntries(maxEntries) * ENTRY;
+  }
+
+  /**
+   * Entries per segment: the segment's share of {@code maxEntries} at 3/4 load, plus eight
+   * standard deviations of that share (a binomial count), so no segment fills in practice.
+   */
+  static int segmentEntries(long maxEntries) {
+    if (maxEntries < 0) {
+      throw new IllegalArgumentException("negative entry count " + maxEntries);
+    }
+    double share = (double) maxEntries / SEGMENTS;
+    long entries = (long) Math.ceil(share * 4 / 3 + 8 * Math.sqrt(share)) + MIN_ENTRIES;
+    if (entries > MAX_SEGMENT_ENTRIES) {
+      throw new IllegalArgumentException(maxEntries + " entries need more than "
+          + MAX_SEGMENT_ENTRIES + " per index segment");
+    }
+    return (int) entries;
   }
 
   private static final class Segment {
     final StampedLock lock = new StampedLock();
-    ByteBuffer table = allocate(MIN_ENTRIES); // guarded by lock
-    int mask = MIN_ENTRIES - 1; // guarded by lock
+    final ByteBuffer table;
+    final int entries;
     int size; // guarded by lock
-  }
 
-  private static ByteBuffer allocate(int entries) {
-    return ByteBuffer.allocateDirect(entries * ENTRY).order(ByteOrder.nativeOrder());
+    Segment(int entries) {
+      this.entries = entries;
+      this.table = ByteBuffer.allocateDirect(entries * ENTRY).order(ByteOrder.nativeOrder());
+    }
+
+    int home(int h) {
+      return (int) (((h & HOME_MASK) * (long) entries) >>> SEGMENT_BITS);
+    }
+
+    int next(int i) {
+      return i + 1 == entries ? 0 : i + 1;
+    }
   }
 
   private static int hash(int fileId, long offset) {
@@ -62,7 +116,7 @@ public final class BlockIndex {
   }
 
   private Segment segment(int h) {
-    return segments[(h >>> 26) & (SEGMENTS - 1)];
+    return segments[(h >>> SEGMENT_BITS) & (SEGMENTS - 1)];
   }
 
   /**
@@ -90,7 +144,10 @@ public final class BlockIndex {
     return get(fileId, offset, handle -> true);
   }
 
-  /** Maps (fileId, offset) to {@code handle}; returns the handle it replaced, or -1. */
+  /**
+   * Maps (fileId, offset) to {@code handle}; returns the handle it replaced, -1 if there was
+   * none, or {@link #FULL} (and changes nothing) if the key is new and its segment is full.
+   */
   public long put(int fileId, long offset, long handle) {
     int h = hash(fileId, offset);
     Segment seg = segment(h);
@@ -102,8 +159,8 @@ public final class BlockIndex {
         seg.table.putLong(at * ENTRY + 16, handle);
         return old;
       }
-      if ((seg.size + 1) * 4L > (seg.mask + 1) * 3L) {
-        rehash(seg, (seg.mask + 1) * 2);
+      if (seg.size + 1 >= seg.entries) {
+        return FULL; // one entry always stays empty: it ends every probe
       }
       insert(seg, h, fileId, offset, handle);
       seg.size++;
@@ -132,9 +189,6 @@ public final class BlockIndex {
       }
       deleteAt(seg, at);
       seg.size--;
-      if (seg.mask + 1 > MIN_ENTRIES && seg.size * 8L < seg.mask + 1) {
-        rehash(seg, (seg.mask + 1) / 2);
-      }
       return handle;
     } finally {
       seg.lock.unlockWrite(stamp);
@@ -152,13 +206,11 @@ public final class BlockIndex {
     return n;
   }
 
-  /** Off-heap bytes held by the tables. */
+  /** Off-heap bytes held by the tables (fixed at construction). */
   public long offHeapBytes() {
     long n = 0;
     for (Segment seg : segments) {
-      long stamp = seg.lock.readLock();
       n += seg.table.capacity();
-      seg.lock.unlockRead(stamp);
     }
     return n;
   }
@@ -168,7 +220,7 @@ public final class BlockIndex {
     for (Segment seg : segments) {
       long stamp = seg.lock.readLock();
       try {
-        for (int i = 0; i <= seg.mask; i++) {
+        for (int i = 0; i < seg.entries; i++) {
           int file = seg.table.getInt(i * ENTRY);
           if (file != 0) {
             visitor.visit(file - 1, seg.table.getLong(i * ENTRY + 8),
@@ -189,7 +241,7 @@ public final class BlockIndex {
 
   private static int find(Segment seg, int h, int fileId, long offset) {
     ByteBuffer t = seg.table;
-    for (int i = h & seg.mask; ; i = (i + 1) & seg.mask) {
+    for (int i = seg.home(h); ; i = seg.next(i)) {
       int file = t.getInt(i * ENTRY);
       if (file == 0) {
         return -1;
@@ -202,9 +254,9 @@ public final class BlockIndex {
 
   private static void insert(Segment seg, int h, int fileId, long offset, long handle) {
     ByteBuffer t = seg.table;
-    int i = h & seg.mask;
+    int i = seg.home(h);
     while (t.getInt(i * ENTRY) != 0) {
-      i = (i + 1) & seg.mask;
+      i = seg.next(i);
     }
     t.putInt(i * ENTRY, fileId + 1);
     t.putLong(i * ENTRY + 8, offset);
@@ -213,10 +265,9 @@ public final class BlockIndex {
 
   private static void deleteAt(Segment seg, int at) {
     ByteBuffer t = seg.table;
-    int mask = seg.mask;
     int hole = at;
-    for (int j = (hole + 1) & mask; t.getInt(j * ENTRY) != 0; j = (j + 1) & mask) {
-      int home = hash(t.getInt(j * ENTRY) - 1, t.getLong(j * ENTRY + 8)) & mask;
+    for (int j = seg.next(hole); t.getInt(j * ENTRY) != 0; j = seg.next(j)) {
+      int home = seg.home(hash(t.getInt(j * ENTRY) - 1, t.getLong(j * ENTRY + 8)));
       boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
       if (movable) {
         t.putInt(hole * ENTRY, t.getInt(j * ENTRY));
@@ -226,19 +277,5 @@ public final class BlockIndex {
       }
     }
     t.putInt(hole * ENTRY, 0);
-  }
-
-  private static void rehash(Segment seg, int entries) {
-    ByteBuffer old = seg.table;
-    int oldEntries = seg.mask + 1;
-    seg.table = allocate(entries);
-    seg.mask = entries - 1;
-    for (int i = 0; i < oldEntries; i++) {
-      int file = old.getInt(i * ENTRY);
-      if (file != 0) {
-        long offset = old.getLong(i * ENTRY + 8);
-        insert(seg, hash(file - 1, offset), file - 1, offset, old.getLong(i * ENTRY + 16));
-      }
-    }
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -20,6 +21,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #offer} never blocks: when the queue is full it returns false and the caller decides
  * (the L2 writes the block itself into free space, or drops it when none is left).
+ *
+ * <p>A writer thread never dies of a failed item: whatever {@code apply} throws, {@link Error}s
+ * included, is logged and counted ({@link #failures()}), and the thread takes the next item, so
+ * a queue always drains and {@link #awaitIdle} always settles.
  *
  * <h2>Concurrency</h2>
  * Any thread may offer. {@code inFlight} counts items offered and not yet applied;
@@ -37,6 +42,7 @@ public final class Writers<T> {
   private final Condition idle = lock.newCondition();
   private long inFlight; // guarded by lock
   private volatile boolean running = true;
+  private final AtomicLong failures = new AtomicLong();
 
   public Writers(String name, int threadCount, int queueLength, Consumer<T> apply) {
     this.apply = apply;
@@ -61,8 +67,12 @@ public final class Writers<T> {
     } finally {
       lock.unlock();
     }
-    if (queues.get(Math.floorMod(hash, queues.size())).offer(item)) {
-      return true;
+    ArrayBlockingQueue<T> q = queues.get(Math.floorMod(hash, queues.size()));
+    if (q.offer(item)) {
+      if (running || !q.remove(item)) {
+        return true; // queued, or stop() already handed it back
+      }
+      // stop() ran meanwhile and missed it: not queued after all
     }
     done();
     return false;
@@ -79,13 +89,29 @@ public final class Writers<T> {
       if (item != null) {
         try {
           apply.accept(item);
-        } catch (RuntimeException e) {
-          LOG.error("L2 writer failed on {}", item, e);
+        } catch (Throwable t) { // one item fails, the thread goes on (its queue must drain)
+          failed(item, t);
         } finally {
           done();
         }
       }
     }
+  }
+
+  private void failed(T item, Throwable t) {
+    long n = failures.incrementAndGet();
+    if (n == 1 || n % 1000 == 0) {
+      try {
+        LOG.error("L2 writer failed on {} ({} failures so far)", item, n, t);
+      } catch (Throwable ignored) { // even logging failed: keep the thread
+        // nothing to do
+      }
+    }
+  }
+
+  /** Items whose {@code apply} threw (it should catch its own failures). */
+  public long failures() {
+    return failures.get();
   }
 
   private void done() {
@@ -126,12 +152,16 @@ public final class Writers<T> {
   }
 
   /**
-   * Stops the threads and returns the items they had not applied. Writers are not interrupted:
-   * an interrupt during FileChannel I/O would close the cache file for everyone.
+   * Stops the threads and returns the items they had not applied (no longer counted as in
+   * flight). Writers are not interrupted: an interrupt during FileChannel I/O would close the
+   * cache file for everyone. A writer thread may call it (its own join is skipped).
    */
   public List<T> stop() {
     running = false;
     for (Thread t : threads) {
+      if (t == Thread.currentThread()) {
+        continue; // a writer that stops the tier (an error disabled it) returns to its loop
+      }
       try {
         t.join(10_000);
       } catch (InterruptedException e) {
@@ -142,6 +172,15 @@ public final class Writers<T> {
     List<T> left = new ArrayList<>();
     for (ArrayBlockingQueue<T> q : queues) {
       q.drainTo(left);
+    }
+    lock.lock();
+    try {
+      inFlight -= left.size(); // handed back, never to be applied: awaitIdle must not wait
+      if (inFlight <= 0) {
+        idle.signalAll();
+      }
+    } finally {
+      lock.unlock();
     }
     return left;
   }

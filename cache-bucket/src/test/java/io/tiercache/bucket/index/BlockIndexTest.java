@@ -22,10 +22,10 @@ class BlockIndexTest {
   }
 
   @Test
-  void randomOps_matchHashMap_throughGrowAndShrink() {
+  void randomOps_matchHashMap_throughFillAndDrain() {
     for (long seed = 1; seed <= 5; seed++) {
       SplittableRandom rnd = new SplittableRandom(seed);
-      BlockIndex index = new BlockIndex();
+      BlockIndex index = new BlockIndex(20_000);
       Map<Long, Long> ref = new HashMap<>();
       int universe = 20_000;
       for (int op = 0; op < 200_000; op++) {
@@ -57,7 +57,7 @@ class BlockIndexTest {
 
   @Test
   void remove_withWrongExpectedHandle_keepsEntry() {
-    BlockIndex index = new BlockIndex();
+    BlockIndex index = new BlockIndex(64);
     index.put(1, 100, 7);
     assertEquals(-1, index.remove(1, 100, 8));
     assertEquals(7, index.peek(1, 100));
@@ -67,7 +67,7 @@ class BlockIndexTest {
 
   @Test
   void get_actionRefuses_returnsMinusOne() {
-    BlockIndex index = new BlockIndex();
+    BlockIndex index = new BlockIndex(64);
     index.put(3, 9, 42);
     assertEquals(-1, index.get(3, 9, h -> false));
     assertEquals(42, index.get(3, 9, h -> h == 42));
@@ -75,7 +75,7 @@ class BlockIndexTest {
 
   @Test
   void concurrentDisjointWriters_allEntriesPresent() throws Exception {
-    BlockIndex index = new BlockIndex();
+    BlockIndex index = new BlockIndex(4 * 50_000);
     ExecutorService pool = Executors.newFixedThreadPool(4);
     Future<?>[] fs = new Future<?>[4];
     for (int t = 0; t < 4; t++) {

@@ -106,7 +106,8 @@ public final class CacheSettings {
   /** L2 capacity: HBase's megabytes, or a size with a unit. */
   public static final Setting<Long> L2_SIZE = define(Setting.megabytes(
       "hbase.bucketcache.size", null, 1L << 20, 1L << 50,
-      "Capacity of the L2. Rounded down to a whole number of slabs (logged at startup)."));
+      "Capacity of the L2. Rounded down to a whole number of slabs (logged at startup). For "
+          + "offheap, the L2's whole direct memory, its index and slot records included."));
 
   /** Slot sizes of the L2's size classes. */
   public static final Setting<int[]> L2_BUCKET_SIZES = define(Setting.custom(
