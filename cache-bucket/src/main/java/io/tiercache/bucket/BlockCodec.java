@@ -8,11 +8,14 @@ import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.InPlaceWrites;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializer;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 
 /**
@@ -34,6 +37,9 @@ final class BlockCodec {
   static final int F_IN_MEMORY = SlabAllocator.F_IN_MEMORY;
   static final int F_DATA = SlabAllocator.F_DATA;
   static final int F_VERIFIED = SlabAllocator.F_VERIFIED;
+
+  /** Where an HFile block header keeps {@code onDiskSizeWithoutHeader}: after the 8-byte magic. */
+  private static final int ON_DISK_SIZE_AT = 8;
 
   private final Engine engine;
   private final InPlaceWrites inPlace; // null unless the engine writes in place
@@ -143,6 +149,41 @@ final class BlockCodec {
       copy.release();
       throw e;
     }
+  }
+
+  /**
+   * The on-disk size with header of the block in the pinned slot {@code h} (what HBase's
+   * prefetch skips by, {@code HFileBlock#getOnDiskSizeWithHeader}), read from the block's own
+   * header in the engine: the header's {@code onDiskSizeWithoutHeader} plus the header size,
+   * which the serialized form's trailing metadata says (HBase checksums or not). A slot not yet
+   * verified since a restart is verified first; -1 if its checksum fails. The caller unpins.
+   */
+  int onDiskSizeWithHeader(long h, SlabAllocator slabs) throws IOException {
+    long offset = slabs.offsetOf(h);
+    int length = slabs.length(h);
+    int checksum = slabs.checksum(h);
+    ByteBuffer bytes;
+    boolean verified;
+    if (engine.isZeroCopy()) {
+      bytes = engine.view(offset, length);
+      verified = (slabs.flags(h) & F_VERIFIED) != 0;
+    } else { // file engines verify every read, as on the read path
+      bytes = ByteBuffer.allocate(length);
+      engine.read(offset, bytes);
+      bytes.flip();
+      verified = false;
+    }
+    if (!verified) {
+      if (crc(bytes) != checksum) {
+        return -1;
+      }
+      slabs.addFlags(h, F_VERIFIED);
+    }
+    ByteBuffer header = bytes.duplicate().order(ByteOrder.BIG_ENDIAN);
+    int onDiskSizeWithoutHeader = header.getInt(ON_DISK_SIZE_AT);
+    boolean hbaseChecksum = header.get(length - HFileBlock.BLOCK_METADATA_SPACE) != 0;
+    return onDiskSizeWithoutHeader + (hbaseChecksum ? HConstants.HFILEBLOCK_HEADER_SIZE
+        : HConstants.HFILEBLOCK_HEADER_SIZE_NO_CHECKSUM);
   }
 
   private static int crc(ByteBuffer view) {

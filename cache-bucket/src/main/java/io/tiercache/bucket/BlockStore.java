@@ -8,6 +8,7 @@ import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.Keys;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.TierBlock;
 import java.util.ArrayList;
@@ -129,13 +130,15 @@ final class BlockStore {
             key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
             type);
       }
-      int fileId = files.add(key.getHfileName(), key.getOffset());
+      boolean data = (flags & SlabAllocator.F_DATA) != 0;
+      int fileId = files.add(key.getHfileName(), key.getOffset(), length, data,
+          Keys.regionOf(key));
       slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
           now());
       replaced = index.put(fileId, key.getOffset(), h);
       if (replaced == BlockIndex.FULL) {
         // The key was new, so it has no other entry to keep: undo, and the caller drops it.
-        files.remove(key.getHfileName(), key.getOffset());
+        files.remove(key.getHfileName(), key.getOffset(), length, data);
         if (durable != null) {
           durable.remove(Handles.slab(h), Handles.slot(h));
         }
@@ -182,7 +185,7 @@ final class BlockStore {
       if (removed) {
         String file = files.nameOf(fileId);
         if (file != null) {
-          files.remove(file, offset);
+          forgetFile(file, offset, h);
         }
         if (durably) {
           forget(h);
@@ -216,7 +219,7 @@ final class BlockStore {
       if (fileId >= 0) {
         h = index.remove(fileId, key.getOffset(), Handles.NONE);
         if (h != Handles.NONE) {
-          files.remove(key.getHfileName(), key.getOffset());
+          forgetFile(key.getHfileName(), key.getOffset(), h);
           forget(h);
           account(h, -1);
         }
@@ -228,6 +231,11 @@ final class BlockStore {
       slabs.evicted(h);
     }
     return alsoRemoved || h != Handles.NONE;
+  }
+
+  /** Takes slot {@code h}'s block of {@code file} out of the registry (record still intact). */
+  private void forgetFile(String file, long offset, long h) {
+    files.remove(file, offset, slabs.length(h), (slabs.flags(h) & SlabAllocator.F_DATA) != 0);
   }
 
   /** Drops every block from the bookkeeping (shutdown); engine bytes are left as they are. */

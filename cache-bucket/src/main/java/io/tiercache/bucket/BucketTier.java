@@ -13,11 +13,13 @@ import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.write.Writers;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.Sizes;
+import io.tiercache.core.file.Keys;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.io.IOException;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -33,6 +36,9 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileInfo;
+import org.apache.hadoop.hbase.util.Pair;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +106,7 @@ public final class BucketTier implements CacheTier {
   private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
   private final Writers<Pending> writers;
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
+  private final FileResidency residency;
   /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
@@ -166,6 +173,7 @@ public final class BucketTier implements CacheTier {
     this.engine = opener.apply(config);
     DurableIndex durable = engine.durableIndex();
     this.store = new BlockStore(slabs, index, stats, durable);
+    this.residency = new FileResidency(name, store.files);
     this.codec = new BlockCodec(engine, buffers);
     this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
     if (durable != null) {
@@ -238,15 +246,23 @@ public final class BucketTier implements CacheTier {
     return found;
   }
 
-  private Cacheable readWritten(BlockCacheKey key) {
+  private Cacheable readWritten(BlockCacheKey requested) {
     if (!enterEngine()) {
       return null;
     }
-    long h = store.pin(key);
-    if (h == Handles.NONE) {
+    BlockCacheKey found = requested;
+    long pinned = store.pin(found);
+    if (pinned == Handles.NONE) {
+      // A split daughter's reference reads its parent's blocks, as HBase's BucketCache does.
+      found = Keys.referredKey(requested);
+      pinned = found == null ? Handles.NONE : store.pin(found);
+    }
+    if (pinned == Handles.NONE) {
       exitEngine();
       return null;
     }
+    BlockCacheKey key = found;
+    long h = pinned;
     try {
       Cacheable block = codec.read(h, slabs, () -> unpin(h));
       if (block == null) {
@@ -495,10 +511,127 @@ public final class BucketTier implements CacheTier {
   @Override
   public Optional<Boolean> isAlreadyCached(BlockCacheKey key) {
     try {
-      return Optional.of(store.contains(key));
+      if (store.contains(key)) {
+        return Optional.of(true);
+      }
+      BlockCacheKey parent = Keys.referredKey(key);
+      return Optional.of(parent != null && store.contains(parent));
     } catch (Throwable t) {
       unexpected("isAlreadyCached of " + key, t);
       return Optional.of(false);
+    }
+  }
+
+  /**
+   * The on-disk size with header of a written block (or of the parent's block, for a split
+   * daughter's reference), read from the block's header: HBase's prefetch skips a block the
+   * cache already holds by this size, so after a warm restart it reads nothing the L2 restored.
+   * Empty for a block not written (a queued one included, as HBase's BucketCache answers) or one
+   * whose checksum fails (then dropped).
+   */
+  @Override
+  public Optional<Integer> getBlockSize(BlockCacheKey key) {
+    try {
+      int size = onDiskSize(key);
+      if (size < 0) {
+        BlockCacheKey parent = Keys.referredKey(key);
+        size = parent == null ? -1 : onDiskSize(parent);
+      }
+      return size < 0 ? Optional.empty() : Optional.of(size);
+    } catch (Throwable t) {
+      unexpected("getBlockSize of " + key, t);
+      return Optional.empty();
+    }
+  }
+
+  private int onDiskSize(BlockCacheKey key) {
+    if (closed.get() || faults.disabled() || !enterEngine()) {
+      return -1;
+    }
+    long h = store.pin(key);
+    if (h == Handles.NONE) {
+      exitEngine();
+      return -1;
+    }
+    try {
+      int size = codec.onDiskSizeWithHeader(h, slabs);
+      if (size < 0) {
+        checksumFailures.increment();
+        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        unpin(h);
+        store.evict(key, h);
+        return -1;
+      }
+      unpin(h);
+      return size;
+    } catch (IOException e) {
+      unpin(h);
+      if (faults.error("read of " + key, e)) {
+        disable();
+      }
+      return -1;
+    } catch (RuntimeException | Error e) {
+      unpin(h);
+      throw e;
+    }
+  }
+
+  /**
+   * Whether the block could be written without evicting (a free slot of its size class or a free
+   * slab): HBase's prefetch stops a file when this says no (HBASE-28176), instead of evicting
+   * the working set to make room.
+   */
+  @Override
+  public Optional<Boolean> blockFitsIntoTheCache(HFileBlock block) {
+    try {
+      int c = config.classes.classOf(block.getSerializedLength());
+      return Optional.of(c >= 0 && !closed.get() && !faults.disabled() && slabs.hasFreeSpace(c));
+    } catch (Throwable t) {
+      unexpected("blockFitsIntoTheCache", t);
+      return Optional.of(false);
+    }
+  }
+
+  @Override
+  public void notifyFileCachingCompleted(Path file, int totalBlockCount, int dataBlockCount,
+      long size) {
+    try {
+      residency.completed(file, dataBlockCount, size, () -> flush(10_000));
+    } catch (Throwable t) {
+      unexpected("notifyFileCachingCompleted of " + file, t);
+    }
+  }
+
+  /** File name to (region, size) of the files prefetch cached completely and still held. */
+  @Override
+  public Optional<Map<String, Pair<String, Long>>> getFullyCachedFiles() {
+    return Optional.of(residency.fullyCached());
+  }
+
+  /** Bytes of written blocks per region (encoded name), as HBase's BucketCache reports. */
+  @Override
+  public Optional<Map<String, Long>> getRegionCachedInfo() {
+    return Optional.of(residency.regionBytes());
+  }
+
+  @Override
+  public Optional<Boolean> shouldCacheFile(HFileInfo info, Configuration conf) {
+    try {
+      return residency.shouldCacheFile(info, conf);
+    } catch (Throwable t) {
+      unexpected("shouldCacheFile", t);
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public Optional<Boolean> shouldCacheBlock(BlockCacheKey key, long maxTimestamp,
+      Configuration conf) {
+    try {
+      return FileResidency.shouldCacheBlock(maxTimestamp, conf);
+    } catch (Throwable t) {
+      unexpected("shouldCacheBlock of " + key, t);
+      return Optional.empty();
     }
   }
 
@@ -515,23 +648,36 @@ public final class BucketTier implements CacheTier {
   /** Evicts every block of {@code hfileName}, queued or written; O(blocks of that file). */
   @Override
   public int evictBlocksByHfileName(String hfileName) {
+    return evictBlocksRangeByHfileName(hfileName, 0, Long.MAX_VALUE);
+  }
+
+  /**
+   * Evicts the blocks of {@code hfileName} at offsets {@code [initOffset, endOffset]}, queued or
+   * written; O(blocks of that file). HBase calls it when a split or merge leaves only part of a
+   * parent file alive (HBASE-28596).
+   */
+  @Override
+  public int evictBlocksRangeByHfileName(String hfileName, long initOffset, long endOffset) {
     try {
-      return evictFile(hfileName);
+      residency.forget(hfileName);
+      return evictFile(hfileName, initOffset, endOffset);
     } catch (Throwable t) {
       unexpected("evictBlocksByHfileName of " + hfileName, t);
       return 0;
     }
   }
 
-  private int evictFile(String hfileName) {
+  private int evictFile(String hfileName, long initOffset, long endOffset) {
     int n = 0;
     for (BlockCacheKey key : pending.keySet()) {
-      if (key.getHfileName().equals(hfileName) && evictBlock(key)) {
+      if (key.getHfileName().equals(hfileName) && key.getOffset() >= initOffset
+          && key.getOffset() <= endOffset && evictBlock(key)) {
         n++;
       }
     }
     for (long offset : store.files.offsets(hfileName)) {
-      if (evictBlock(new BlockCacheKey(hfileName, offset))) {
+      if (offset >= initOffset && offset <= endOffset
+          && evictBlock(new BlockCacheKey(hfileName, offset))) {
         n++;
       }
     }

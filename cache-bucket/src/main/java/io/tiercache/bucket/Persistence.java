@@ -84,12 +84,13 @@ final class Persistence {
           || e.length > slabs.classes().size(e.sizeClass) || !slabs.restore(h, e.sizeClass)) {
         continue;
       }
-      int fileId = files.add(e.file, e.offset);
+      boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
+      int fileId = files.add(e.file, e.offset, e.length, data, null);
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, deser, e.type, 0);
       long old = index.put(fileId, e.offset, h);
       if (old == BlockIndex.FULL) {
-        files.remove(e.file, e.offset);
+        files.remove(e.file, e.offset, e.length, data);
         slabs.free(h);
         continue;
       }
@@ -122,12 +123,13 @@ final class Persistence {
           || !slabs.restore(h, e.sizeClass)) {
         return false;
       }
-      int fileId = files.add(e.file, e.offset);
+      boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
+      int fileId = files.add(e.file, e.offset, e.length, data, null);
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, e.deserializer, e.type, 0);
       long old = index.put(fileId, e.offset, h);
       if (old == BlockIndex.FULL) {
-        files.remove(e.file, e.offset);
+        files.remove(e.file, e.offset, e.length, data);
         slabs.free(h);
         return false;
       }

@@ -5,12 +5,18 @@ package io.tiercache.combined;
 
 import io.tiercache.core.tier.CacheTier;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileInfo;
+import org.apache.hadoop.hbase.util.Pair;
 
 /**
  * A {@link BlockCache} that forwards every call to a TierCache tier; subclasses override what
@@ -64,6 +70,53 @@ abstract class ForwardingBlockCache implements BlockCache {
   @Override
   public int evictBlocksByHfileName(String hfileName) {
     return tier.evictBlocksByHfileName(hfileName);
+  }
+
+  @Override
+  public int evictBlocksRangeByHfileName(String hfileName, long initOffset, long endOffset) {
+    return tier.evictBlocksRangeByHfileName(hfileName, initOffset, endOffset);
+  }
+
+  @Override
+  public Optional<Integer> getBlockSize(BlockCacheKey key) {
+    return tier.getBlockSize(key);
+  }
+
+  @Override
+  public Optional<Boolean> blockFitsIntoTheCache(HFileBlock block) {
+    return tier.blockFitsIntoTheCache(block);
+  }
+
+  @Override
+  public void notifyFileCachingCompleted(Path fileName, int totalBlockCount, int dataBlockCount,
+      long size) {
+    tier.notifyFileCachingCompleted(fileName, totalBlockCount, dataBlockCount, size);
+  }
+
+  @Override
+  public Optional<Map<String, Pair<String, Long>>> getFullyCachedFiles() {
+    return tier.getFullyCachedFiles();
+  }
+
+  @Override
+  public Optional<Map<String, Long>> getRegionCachedInfo() {
+    return tier.getRegionCachedInfo();
+  }
+
+  @Override
+  public Optional<Boolean> shouldCacheFile(HFileInfo hFileInfo, Configuration conf) {
+    return tier.shouldCacheFile(hFileInfo, conf);
+  }
+
+  @Override
+  public Optional<Boolean> shouldCacheBlock(BlockCacheKey key, long maxTimeStamp,
+      Configuration conf) {
+    return tier.shouldCacheBlock(key, maxTimeStamp, conf);
+  }
+
+  @Override
+  public void onConfigurationChange(Configuration conf) {
+    tier.onConfigurationChange(conf);
   }
 
   @Override

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -341,6 +342,15 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   /** Evicts every block of {@code hfileName}; costs O(blocks of that file). */
   @Override
   public int evictBlocksByHfileName(String hfileName) {
+    return evictBlocksRangeByHfileName(hfileName, 0, Long.MAX_VALUE);
+  }
+
+  /**
+   * Evicts the blocks of {@code hfileName} at offsets {@code [initOffset, endOffset]}; costs
+   * O(blocks of that file). HBase calls it when a split or merge keeps part of a parent file.
+   */
+  @Override
+  public int evictBlocksRangeByHfileName(String hfileName, long initOffset, long endOffset) {
     long[] offsets = files.offsets(hfileName);
     if (offsets.length == 0) {
       return 0;
@@ -349,6 +359,9 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     evictionLock.lock();
     try {
       for (long offset : offsets) {
+        if (offset < initOffset || offset > endOffset) {
+          continue;
+        }
         Node n = removeExplicitly(new BlockCacheKey(hfileName, offset));
         if (n != null) {
           removed.add(n);
@@ -428,6 +441,15 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   // ---------------------------------------------------------------------------------------------
   // Sizes, stats, iteration
   // ---------------------------------------------------------------------------------------------
+
+  /** The on-disk size with header of a cached HFile block, as HBase's prefetch asks. */
+  @Override
+  public Optional<Integer> getBlockSize(BlockCacheKey key) {
+    Node n = map.get(key);
+    return n != null && n.block instanceof HFileBlock
+        ? Optional.of(((HFileBlock) n.block).getOnDiskSizeWithHeader())
+        : Optional.empty();
+  }
 
   @Override
   public boolean containsBlock(BlockCacheKey key) {

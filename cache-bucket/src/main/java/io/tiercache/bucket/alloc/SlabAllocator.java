@@ -167,6 +167,19 @@ public final class SlabAllocator {
     }
   }
 
+  /**
+   * Whether class {@code c} could take a block without evicting: a free slot in one of its slabs
+   * or a free slab. A snapshot; HBase's prefetch asks it to stop when the cache is full.
+   */
+  public boolean hasFreeSpace(int c) {
+    lock.lock();
+    try {
+      return !partial[c].isEmpty() || !freeSlabs.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private void countDemand(int c) {
     demand[c] += classes.size(c);
     if (++requests % Math.max(256L, 16L * slabs.length) == 0) {

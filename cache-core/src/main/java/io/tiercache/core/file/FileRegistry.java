@@ -3,8 +3,11 @@
  */
 package io.tiercache.core.file;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -26,6 +29,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * removed is marked dead under that monitor and dropped from the map; an {@code add} racing with
  * that retries on a fresh entry, so no offset is ever recorded in a dead entry.
  *
+ * <h2>Residency</h2>
+ * Per file the registry also keeps the bytes and data blocks added with
+ * {@link #add(String, long, long, boolean, String)}, and the file's region (from the block key's
+ * path, {@code .../<region>/<family>/<file>}); per region the sum of its files' bytes. HBase
+ * reads them through {@code BlockCache#getRegionCachedInfo} (region cached ratio, cache-aware
+ * balancer) and {@code notifyFileCachingCompleted} (fully cached files).
+ *
  * <h2>Memory</h2>
  * Per file: one entry (~100 bytes incl. the map node). Per block: one long slot in an open
  * addressing table kept between 3/8 and 3/4 full, so 11–21 bytes.
@@ -35,12 +45,19 @@ public final class FileRegistry {
   private final AtomicInteger nextId = new AtomicInteger();
   private volatile AtomicReferenceArray<FileEntry> byId = new AtomicReferenceArray<>(64);
 
+  /** Cached bytes per region (encoded name), for HBase's region cached ratio. */
+  private final ConcurrentHashMap<String, AtomicLong> regionBytes = new ConcurrentHashMap<>();
+
   /** One registered file. */
   private static final class FileEntry {
     final String name;
     final int id;
     final OffsetSet offsets = new OffsetSet(); // guarded by this
     boolean dead; // guarded by this
+    /** Encoded name of the file's region, or null if no key carried the file's path. */
+    String region; // guarded by this
+    long bytes; // guarded by this
+    int dataBlocks; // guarded by this
 
     FileEntry(String name, int id) {
       this.name = name;
@@ -54,11 +71,32 @@ public final class FileRegistry {
    * @return the file's id, stable for as long as any of its blocks stay registered
    */
   public int add(String file, long offset) {
+    return add(file, offset, 0, false, null);
+  }
+
+  /**
+   * Records that a block of {@code file} at {@code offset}, {@code bytes} long, is now held, and
+   * counts its bytes to the file and to {@code region} (the file's region's encoded name, or null
+   * if unknown; the first region given for a file stays its region).
+   *
+   * @return the file's id, stable for as long as any of its blocks stay registered
+   */
+  public int add(String file, long offset, long bytes, boolean data, String region) {
     while (true) {
       FileEntry e = byName.computeIfAbsent(file, this::newEntry);
       synchronized (e) {
         if (!e.dead) {
-          e.offsets.add(offset);
+          if (e.region == null && region != null) {
+            e.region = region;
+            if (e.bytes > 0) {
+              addRegionBytes(region, e.bytes);
+            }
+          }
+          if (e.offsets.add(offset)) {
+            e.bytes += bytes;
+            e.dataBlocks += data ? 1 : 0;
+            addRegionBytes(e.region, bytes);
+          }
           return e.id;
         }
       }
@@ -68,6 +106,14 @@ public final class FileRegistry {
 
   /** Records that the block at {@code offset} of {@code file} is no longer held. */
   public boolean remove(String file, long offset) {
+    return remove(file, offset, 0, false);
+  }
+
+  /**
+   * Records that the block at {@code offset} of {@code file}, added with {@code bytes} and
+   * {@code data}, is no longer held.
+   */
+  public boolean remove(String file, long offset, long bytes, boolean data) {
     FileEntry e = byName.get(file);
     if (e == null) {
       return false;
@@ -76,6 +122,9 @@ public final class FileRegistry {
       if (e.dead || !e.offsets.remove(offset)) {
         return false;
       }
+      e.bytes -= bytes;
+      e.dataBlocks -= data ? 1 : 0;
+      addRegionBytes(e.region, -bytes);
       if (e.offsets.size() == 0) {
         e.dead = true;
         byName.remove(file, e);
@@ -130,6 +179,60 @@ public final class FileRegistry {
       }
     }
     return null;
+  }
+
+  /** Bytes of {@code file}'s registered blocks (as given to {@link #add}); 0 if none. */
+  public long bytesOf(String file) {
+    FileEntry e = byName.get(file);
+    if (e == null) {
+      return 0;
+    }
+    synchronized (e) {
+      return e.dead ? 0 : e.bytes;
+    }
+  }
+
+  /** Number of {@code file}'s registered blocks added as data blocks. */
+  public int dataBlocksOf(String file) {
+    FileEntry e = byName.get(file);
+    if (e == null) {
+      return 0;
+    }
+    synchronized (e) {
+      return e.dead ? 0 : e.dataBlocks;
+    }
+  }
+
+  /** The region {@code file}'s blocks were added with, or null. */
+  public String regionOf(String file) {
+    FileEntry e = byName.get(file);
+    if (e == null) {
+      return null;
+    }
+    synchronized (e) {
+      return e.region;
+    }
+  }
+
+  /** A snapshot of the cached bytes per region (regions with none left are absent). */
+  public Map<String, Long> regionBytes() {
+    Map<String, Long> out = new HashMap<>();
+    regionBytes.forEach((region, bytes) -> {
+      long b = bytes.get();
+      if (b > 0) {
+        out.put(region, b);
+      }
+    });
+    return out;
+  }
+
+  private void addRegionBytes(String region, long delta) {
+    if (region == null || delta == 0) {
+      return;
+    }
+    // Entries are kept at 0 rather than removed (a removal would race with another file's add);
+    // a RegionServer hosts a bounded number of regions over its life.
+    regionBytes.computeIfAbsent(region, r -> new AtomicLong()).addAndGet(delta);
   }
 
   /** Number of files with at least one registered block. */

@@ -1,0 +1,137 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.Keys;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.io.hfile.HFileInfo;
+import org.apache.hadoop.hbase.regionserver.DataTieringManager;
+import org.apache.hadoop.hbase.util.Pair;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the L2 answers HBase 2.6 about whole files and regions, as HBase's BucketCache does:
+ * which files prefetch cached completely ({@code notifyFileCachingCompleted},
+ * {@code getFullyCachedFiles}: {@code Admin#getCachedFilesList}, and prefetch skipping a file
+ * already cached), the cached bytes per region ({@code getRegionCachedInfo}: the region cached
+ * ratio in {@code ServerMetrics}, the cache-aware balancer), and whether data tiering wants a
+ * file or block cached at all ({@code shouldCacheFile}, {@code shouldCacheBlock}, answered by
+ * HBase's own {@link DataTieringManager}).
+ *
+ * <h2>Invariants</h2>
+ * A file is listed as fully cached only while the L2 still holds at least the data blocks it held
+ * when prefetch reported it complete: each listing is checked against the {@link FileRegistry}'s
+ * live count when read, so an eviction needs no hook here to unlist the file.
+ *
+ * <h2>Concurrency</h2>
+ * Any thread; the map is concurrent and each check reads the registry's count under its lock.
+ */
+final class FileResidency {
+  private static final Logger LOG = LoggerFactory.getLogger(FileResidency.class);
+
+  /** A fully cached file: its region, its size in the HFile, its data blocks when completed. */
+  private static final class Complete {
+    final String region;
+    final long size;
+    final int dataBlocks;
+
+    Complete(String region, long size, int dataBlocks) {
+      this.region = region;
+      this.size = size;
+      this.dataBlocks = dataBlocks;
+    }
+  }
+
+  private final String tier;
+  private final FileRegistry files;
+  private final ConcurrentHashMap<String, Complete> complete = new ConcurrentHashMap<>();
+
+  FileResidency(String tier, FileRegistry files) {
+    this.tier = tier;
+    this.files = files;
+  }
+
+  /**
+   * Prefetch has read {@code file}, {@code dataBlocks} of whose blocks are data blocks; it is
+   * fully cached if the L2 holds all of them. {@code settle} waits for queued writes (a block
+   * still queued is not yet counted) and says whether they settled.
+   */
+  void completed(Path file, int dataBlocks, long size, BooleanSupplier settle) {
+    String name = file.getName();
+    int held = files.dataBlocksOf(name);
+    if (held < dataBlocks && settle.getAsBoolean()) {
+      held = files.dataBlocksOf(name);
+    }
+    if (held >= dataBlocks) {
+      complete.put(name, new Complete(Keys.regionOfFile(file), size, dataBlocks));
+      LOG.debug("{}: {} is fully cached ({} data blocks)", tier, file, dataBlocks);
+    } else {
+      LOG.debug("{}: prefetch of {} done, but only {} of its {} data blocks are cached (full or "
+          + "evicting)", tier, file, held, dataBlocks);
+    }
+  }
+
+  /** Whether {@code file} is listed and still holds what it held when completed. */
+  boolean isComplete(String file) {
+    Complete c = complete.get(file);
+    if (c == null) {
+      return false;
+    }
+    if (files.dataBlocksOf(file) >= c.dataBlocks) {
+      return true;
+    }
+    complete.remove(file, c);
+    return false;
+  }
+
+  /** File name to (region, size) of every file still fully cached. */
+  Map<String, Pair<String, Long>> fullyCached() {
+    Map<String, Pair<String, Long>> out = new HashMap<>();
+    for (Map.Entry<String, Complete> e : complete.entrySet()) {
+      if (isComplete(e.getKey())) {
+        out.put(e.getKey(), new Pair<>(e.getValue().region, e.getValue().size));
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Cached bytes per region's encoded name (regions with none are absent). */
+  Map<String, Long> regionBytes() {
+    return Collections.unmodifiableMap(files.regionBytes());
+  }
+
+  /** Forgets {@code file} (its blocks were evicted on purpose). */
+  void forget(String file) {
+    complete.remove(file);
+  }
+
+  /**
+   * HBase's answer: not a cold file under data tiering, and not already fully cached (prefetch
+   * then skips it).
+   */
+  Optional<Boolean> shouldCacheFile(HFileInfo info, Configuration conf) {
+    String name = info.getHFileContext().getHFileName();
+    DataTieringManager tiering = DataTieringManager.getInstance();
+    if (tiering != null && !tiering.isHotData(info, conf)) {
+      LOG.debug("{}: data tiering says {} is cold: not cached", tier, name);
+      return Optional.of(false);
+    }
+    return Optional.of(!isComplete(name));
+  }
+
+  /** HBase's answer: a block of a file whose newest cell is cold under data tiering is not. */
+  static Optional<Boolean> shouldCacheBlock(long maxTimestamp, Configuration conf) {
+    DataTieringManager tiering = DataTieringManager.getInstance();
+    return Optional.of(tiering == null || tiering.isHotData(maxTimestamp, conf));
+  }
+}
