@@ -107,6 +107,9 @@ public final class BucketTier implements CacheTier {
   private final Writers<Pending> writers;
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
   private final FileResidency residency;
+  private final boolean persistent;
+  /** Set when the RegionServer stops gracefully: its region closes keep a persistent L2's blocks. */
+  private volatile boolean keepFilesOnClose;
   /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
@@ -174,6 +177,8 @@ public final class BucketTier implements CacheTier {
     DurableIndex durable = engine.durableIndex();
     this.store = new BlockStore(slabs, index, stats, durable);
     this.residency = new FileResidency(name, store.files);
+    this.persistent = engine.isPersistent()
+        && (durable != null || config.persistentPath != null);
     this.codec = new BlockCodec(engine, buffers);
     this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
     if (durable != null) {
@@ -658,6 +663,9 @@ public final class BucketTier implements CacheTier {
    */
   @Override
   public int evictBlocksRangeByHfileName(String hfileName, long initOffset, long endOffset) {
+    if (keepFilesOnClose) {
+      return 0; // the RegionServer is stopping: the next start serves these blocks
+    }
     try {
       residency.forget(hfileName);
       return evictFile(hfileName, initOffset, endOffset);
@@ -687,6 +695,30 @@ public final class BucketTier implements CacheTier {
   // ---------------------------------------------------------------------------------------------
   // Life cycle
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Whether the blocks survive a restart: a persistent engine with a checkpoint file or its own
+   * durable index ({@code pmem:}).
+   */
+  public boolean isPersistent() {
+    return persistent;
+  }
+
+  /**
+   * From now on, evicting a whole file ({@code evictBlocksByHfileName}, which HBase calls when it
+   * closes a region with {@code hbase.rs.evictblocksonclose}) keeps its blocks, if this L2 is
+   * persistent: called when the RegionServer stops gracefully, as HBase keeps a persistent
+   * BucketCache's blocks then ({@code HRegion#close} with {@code isGracefulStop}), so the next
+   * start is warm. Returns whether it took effect.
+   */
+  public boolean keepFilesOnClose() {
+    if (persistent && !keepFilesOnClose) {
+      keepFilesOnClose = true;
+      LOG.info("{}: the RegionServer is stopping; region closes keep this persistent L2's "
+          + "blocks for the next start", name);
+    }
+    return persistent;
+  }
 
   /** Blocks until queued writes are applied (up to {@code timeoutMs}); true if they were. */
   public boolean flush(long timeoutMs) {

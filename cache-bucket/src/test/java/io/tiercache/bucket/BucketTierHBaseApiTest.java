@@ -154,4 +154,22 @@ class BucketTierHBaseApiTest {
     t.checkInvariants();
     t.shutdown();
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"offheap", "file"})
+  void keepFilesOnClose_keepsAPersistentL2sBlocks_only(String engine) {
+    boolean persistent = !engine.equals("offheap");
+    BucketTierBuilder b = BucketTier.builder().capacity(8L * MB).slabSize(MB);
+    if (persistent) {
+      b.ioEngine("file:" + dir.resolve("c.bin")).persistentPath(dir.resolve("c.idx").toString());
+    }
+    BucketTier t = b.build();
+    put(t, pathKey(FILE, 0), 5 * KB).release();
+    assertEquals(persistent, t.isPersistent());
+    assertEquals(persistent, t.keepFilesOnClose());
+    assertEquals(persistent ? 0 : 1, t.evictBlocksByHfileName(FILE));
+    assertEquals(Optional.of(persistent), t.isAlreadyCached(pathKey(FILE, 0)));
+    assertTrue(t.evictBlock(pathKey(FILE, 0)) == persistent, "single evictions still work");
+    t.shutdown();
+  }
 }

@@ -10,6 +10,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.security.User;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,20 @@ public class TieredRegionServer extends HRegionServer {
     BlockCache ours = PREPARED.get();
     PREPARED.remove();
     install(ours);
+  }
+
+  /**
+   * Stops the RegionServer; once it is really stopping (no coprocessor vetoed it), a persistent
+   * L2 keeps the blocks of the regions it now closes, as HBase does for a persistent BucketCache
+   * on a graceful stop ({@code HRegion#close} only recognises HBase's own class).
+   */
+  @Override
+  public void stop(String msg, boolean force, User user) {
+    super.stop(msg, force, user);
+    BlockCache cache = getBlockCache().orElse(null);
+    if (isStopped() && cache instanceof TieredBlockCache) {
+      ((TieredBlockCache) cache).l2().keepFilesOnClose();
+    }
   }
 
   /** Builds our cache (step 1); returns the configuration HBase's constructor gets. */
