@@ -137,27 +137,39 @@ public final class BucketTier implements CacheTier {
     this.config = config;
     this.name = name;
     this.stats = new TierStats(name);
+    if (config.persistentPath != null) {
+      Persistence.checkPath(config.persistentPath); // before an engine reserves its space
+    }
     this.engine = Engines.open(config.ioEngine, config.capacity, config.slabSize,
         config.slotSizes(), config.engineOptions);
-    this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
-    DurableIndex durable = engine.durableIndex();
-    this.store = new BlockStore(slabs, stats, durable);
-    this.codec = new BlockCodec(engine, buffers);
-    this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-    if (durable != null) {
-      if (config.persistentPath != null) {
-        LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
-            CacheSettings.L2_PERSISTENT_PATH.key());
+    try {
+      this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
+      DurableIndex durable = engine.durableIndex();
+      this.store = new BlockStore(slabs, stats, durable);
+      this.codec = new BlockCodec(engine, buffers);
+      this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
+      if (durable != null) {
+        if (config.persistentPath != null) {
+          LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
+              CacheSettings.L2_PERSISTENT_PATH.key());
+        }
+        Persistence.restore(name, durable, slabs, store.index, store.files,
+            h -> store.account(h, +1));
+        this.checkpoints = null;
+      } else if (config.persistentPath != null && engine.isPersistent()) {
+        this.checkpoints = new Checkpoints(name,
+            new Persistence(name, config, engine, slabs, store.index, store.files), store,
+            config.persistIntervalMs, this::checkpoint);
+      } else {
+        this.checkpoints = null;
       }
-      Persistence.restore(name, durable, slabs, store.index, store.files,
-          h -> store.account(h, +1));
-      this.checkpoints = null;
-    } else if (config.persistentPath != null && engine.isPersistent()) {
-      this.checkpoints = new Checkpoints(name,
-          new Persistence(name, config, engine, slabs, store.index, store.files), store,
-          config.persistIntervalMs, this::checkpoint);
-    } else {
-      this.checkpoints = null;
+    } catch (RuntimeException | Error e) {
+      try {
+        engine.close(); // nothing else holds it yet: its files and locks are released now
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
         this::write);
@@ -489,8 +501,11 @@ public final class BucketTier implements CacheTier {
     if (inEngine.get() == 0 && engineClosed.compareAndSet(false, true)) {
       try {
         engine.close();
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         LOG.warn("{}: closing {} failed", name, engine.describe(), e);
+      }
+      if (checkpoints != null) {
+        checkpoints.close();
       }
     }
   }
