@@ -144,25 +144,10 @@ public final class BucketTier implements CacheTier {
         config.slotSizes(), config.engineOptions);
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
-      DurableIndex durable = engine.durableIndex();
-      this.store = new BlockStore(slabs, stats, durable);
+      this.store = new BlockStore(slabs, stats, engine.durableIndex());
       this.codec = new BlockCodec(engine, buffers);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-      if (durable != null) {
-        if (config.persistentPath != null) {
-          LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
-              CacheSettings.L2_PERSISTENT_PATH.key());
-        }
-        Persistence.restore(name, durable, slabs, store.index, store.files,
-            h -> store.account(h, +1));
-        this.checkpoints = null;
-      } else if (config.persistentPath != null && engine.isPersistent()) {
-        this.checkpoints = new Checkpoints(name,
-            new Persistence(name, config, engine, slabs, store.index, store.files), store,
-            config.persistIntervalMs, this::checkpoint);
-      } else {
-        this.checkpoints = null;
-      }
+      this.checkpoints = Checkpoints.start(name, config, engine, slabs, store, this::checkpoint);
     } catch (RuntimeException | Error e) {
       try {
         engine.close(); // nothing else holds it yet: its files and locks are released now

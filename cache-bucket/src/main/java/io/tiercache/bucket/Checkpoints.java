@@ -3,6 +3,10 @@
  */
 package io.tiercache.bucket;
 
+import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.DurableIndex;
+import io.tiercache.bucket.engine.Engine;
+import io.tiercache.core.config.CacheSettings;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
@@ -16,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * {@code hbase.bucketcache.persistent.path}: restores the index at start, then writes a
  * checkpoint every {@code hbase.bucketcache.persist.intervalinmillis} when the index changed, on
  * one daemon thread, and once more at shutdown. {@link Persistence} holds the file format.
+ * {@link #start} chooses: an engine with its own durable index is restored from it instead, and
+ * has no checkpoints.
  *
  * <h2>Concurrency</h2>
  * {@link #writeIfChanged} is synchronised (one checkpoint at a time). The tier calls it inside its
@@ -64,6 +70,30 @@ final class Checkpoints {
     });
     scheduler.scheduleWithFixedDelay(this::writeQuietly, intervalMs, intervalMs,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Restores the tier's index at start: from the engine's own durable index (then returns null:
+   * nothing to checkpoint), or from the checkpoint file of a persistent engine with
+   * {@code hbase.bucketcache.persistent.path} (then returns the Checkpoints that keep it).
+   */
+  static Checkpoints start(String name, BucketConfig config, Engine engine, SlabAllocator slabs,
+      BlockStore store, Callable<Boolean> guardedWrite) {
+    DurableIndex durable = engine.durableIndex();
+    if (durable != null) {
+      if (config.persistentPath != null) {
+        LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
+            CacheSettings.L2_PERSISTENT_PATH.key());
+      }
+      Persistence.restore(name, durable, slabs, store.index, store.files,
+          h -> store.account(h, +1));
+      return null;
+    }
+    if (config.persistentPath == null || !engine.isPersistent()) {
+      return null;
+    }
+    return new Checkpoints(name, new Persistence(name, config, engine, slabs, store.index,
+        store.files), store, config.persistIntervalMs, guardedWrite);
   }
 
   /** Writes a checkpoint if the index changed since the last one; returns whether it did. */

@@ -59,7 +59,8 @@ import org.slf4j.LoggerFactory;
  *   race with a second user that opened it just before).
  *
  * Concurrency
- *   Stateless apart from the cached JVM user; a Lock is closed by one thread.
+ *   Stateless apart from the JVM's uid (final) and a logged-once flag; thread safe. A Lock is
+ *   closed once, by any thread.
  * </pre>
  */
 public final class FileGuard {
@@ -73,6 +74,11 @@ public final class FileGuard {
       PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
       PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
       PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+
+  /** The uid this JVM runs as; -1 where there is none (not Unix). */
+  private static final long JVM_UID = jvmUid();
+
+  private static volatile boolean ownerUnknownLogged;
 
   private FileGuard() {}
 
@@ -98,11 +104,10 @@ public final class FileGuard {
     }
     if (attrs instanceof PosixFileAttributes) {
       PosixFileAttributes posix = (PosixFileAttributes) attrs;
-      UserPrincipal me = jvmUser(path);
-      if (me != null && !me.equals(posix.owner())) {
+      if (!ownedByJvmUser(path, posix)) {
         throw refuse(key, path, "is owned by " + posix.owner().getName() + ", not by "
-            + me.getName() + " who runs this cache; refusing another user's file: remove it or "
-            + "name another path");
+            + System.getProperty("user.name") + " who runs this cache; refusing another user's "
+            + "file: remove it or name another path");
       }
       Set<PosixFilePermission> perms = posix.permissions();
       if (!disjoint(perms, NOT_OWNER)) {
@@ -265,17 +270,39 @@ public final class FileGuard {
     }
   }
 
-  /** The user this JVM runs as, or null if the platform cannot say. */
-  private static UserPrincipal jvmUser(Path onFileSystem) {
-    String name = System.getProperty("user.name");
-    if (name == null || name.isEmpty() || name.equals("?")) {
-      return null;
+  /**
+   * Whether the file's owner is the user this JVM runs as: by uid where the platform has one
+   * (Unix), else by the user name; true only if neither can be read, with one WARN.
+   */
+  private static boolean ownedByJvmUser(Path path, PosixFileAttributes attrs) {
+    if (JVM_UID >= 0) {
+      try {
+        Object uid = Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        return uid instanceof Integer && ((Integer) uid) == JVM_UID;
+      } catch (IOException | RuntimeException e) {
+        // not the unix attribute view: compare names below
+      }
     }
+    String name = System.getProperty("user.name");
     try {
-      return onFileSystem.getFileSystem().getUserPrincipalLookupService()
+      UserPrincipal me = path.getFileSystem().getUserPrincipalLookupService()
           .lookupPrincipalByName(name);
-    } catch (IOException | UnsupportedOperationException e) {
-      return null;
+      return me.equals(attrs.owner());
+    } catch (IOException | RuntimeException e) {
+      if (!ownerUnknownLogged) {
+        ownerUnknownLogged = true;
+        LOG.warn("cannot tell which user this JVM runs as ({}): the owner of cache files is not "
+            + "checked", e.toString());
+      }
+      return true;
+    }
+  }
+
+  private static long jvmUid() {
+    try {
+      return new com.sun.security.auth.module.UnixSystem().getUid();
+    } catch (LinkageError | RuntimeException e) {
+      return -1; // not Unix, or the jdk.security.auth module is absent
     }
   }
 

@@ -118,13 +118,18 @@ public final class Reservation {
   }
 
   private static void fillWithZeros(FileChannel ch, long size) throws IOException {
-    ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(CHUNK, Math.max(size, 1)));
-    long at = 0;
-    while (at < size) {
-      zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
-      while (zeros.hasRemaining()) {
-        at += ch.write(zeros, at);
+    // direct, so the JDK does not copy each chunk into a temporary direct buffer
+    ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(CHUNK, Math.max(size, 1)));
+    try {
+      long at = 0;
+      while (at < size) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
+        while (zeros.hasRemaining()) {
+          at += ch.write(zeros, at);
+        }
       }
+    } finally {
+      DirectMemory.free(zeros);
     }
   }
 
