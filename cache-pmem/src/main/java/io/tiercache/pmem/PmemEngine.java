@@ -107,7 +107,7 @@ final class PmemEngine implements Engine {
       PmemEngine engine = new PmemEngine(path, layout, region, lock);
       LOG.info("pmem: opened pool {} with the {} back end", path, region.describe());
       return engine;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       region.close();
       throw e;
     }
