@@ -3,6 +3,7 @@
  */
 package io.tiercache.bucket.engine;
 
+import io.tiercache.core.config.CacheSettings;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -118,7 +119,7 @@ final class BackingFile implements Closeable {
       LOG.warn("{}: {} may grow to {} bytes but its file system has {} usable; writes past "
           + "that fail and become misses, and go on failing until {} disables the L2",
           Engines.KEY, path, size, usable,
-          io.tiercache.core.config.CacheSettings.L2_ERRORS_TOLERATED_MS.key());
+          CacheSettings.L2_ERRORS_TOLERATED_MS.key());
     }
   }
 
