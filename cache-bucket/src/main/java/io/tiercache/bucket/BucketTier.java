@@ -158,6 +158,9 @@ public final class BucketTier implements CacheTier {
     this.config = config;
     this.name = name;
     this.stats = new TierStats(name);
+    if (config.persistentPath != null) {
+      Persistence.checkPath(config.persistentPath); // before an engine reserves its space
+    }
     // All direct memory but the engine's is taken here, before the engine opens, so nothing
     // is left open when it is not there, and nothing later (cacheBlock) has to allocate it.
     DirectBudget.check(config.directBytes(), DirectBudget.available(),
@@ -174,27 +177,22 @@ public final class BucketTier implements CacheTier {
       throw DirectBudget.refused(config, e);
     }
     this.engine = opener.apply(config);
-    DurableIndex durable = engine.durableIndex();
-    this.store = new BlockStore(slabs, index, stats, durable);
-    this.residency = new FileResidency(name, store.files);
-    this.persistent = engine.isPersistent()
-        && (durable != null || config.persistentPath != null);
-    this.codec = new BlockCodec(engine, buffers);
-    this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-    if (durable != null) {
-      if (config.persistentPath != null) {
-        LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
-            CacheSettings.L2_PERSISTENT_PATH.key());
+    try {
+      DurableIndex durable = engine.durableIndex();
+      this.store = new BlockStore(slabs, index, stats, durable);
+      this.residency = new FileResidency(name, store.files);
+      this.persistent = engine.isPersistent()
+          && (durable != null || config.persistentPath != null);
+      this.codec = new BlockCodec(engine, buffers);
+      this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
+      this.checkpoints = Checkpoints.start(name, config, engine, slabs, store, this::checkpoint);
+    } catch (RuntimeException | Error e) {
+      try {
+        engine.close(); // nothing else holds it yet: its files and locks are released now
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
       }
-      Persistence.restore(name, durable, slabs, store.index, store.files,
-          h -> store.account(h, +1));
-      this.checkpoints = null;
-    } else if (config.persistentPath != null && engine.isPersistent()) {
-      this.checkpoints = new Checkpoints(name,
-          new Persistence(name, config, engine, slabs, store.index, store.files), store,
-          config.persistIntervalMs, this::checkpoint);
-    } else {
-      this.checkpoints = null;
+      throw e;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
         this::write);
@@ -795,8 +793,11 @@ public final class BucketTier implements CacheTier {
     if (inEngine.get() == 0 && engineClosed.compareAndSet(false, true)) {
       try {
         engine.close();
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         LOG.warn("{}: closing {} failed", name, engine.describe(), e);
+      }
+      if (checkpoints != null) {
+        checkpoints.close();
       }
     }
   }

@@ -3,6 +3,10 @@
  */
 package io.tiercache.bucket;
 
+import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.engine.DurableIndex;
+import io.tiercache.bucket.engine.Engine;
+import io.tiercache.core.config.CacheSettings;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
@@ -16,12 +20,21 @@ import org.slf4j.LoggerFactory;
  * {@code hbase.bucketcache.persistent.path}: restores the index at start, then writes a
  * checkpoint every {@code hbase.bucketcache.persist.intervalinmillis} when the index changed, on
  * one daemon thread, and once more at shutdown. {@link Persistence} holds the file format.
+ * {@link #start} chooses: an engine with its own durable index is restored from it instead, and
+ * has no checkpoints.
  *
  * <h2>Concurrency</h2>
  * {@link #writeIfChanged} is synchronised (one checkpoint at a time). The tier calls it inside its
  * engine-use guard, so the engine is not closed under a checkpoint; the scheduled and the
  * shutdown checkpoints go through the tier's guarded {@code checkpoint()}, given here as
- * {@code guardedWrite}.
+ * {@code guardedWrite}. {@link #writeQuietly} runs on the checkpoint thread and once at shutdown
+ * (after {@link #stop}); its failure log is guarded by itself.
+ *
+ * <h2>Failures</h2>
+ * A checkpoint that fails (a full disk, a directory removed under the RegionServer) is retried
+ * every interval. The first failure of a run is logged as a WARN with its stack trace, later ones
+ * at most once a minute as one line with the count ({@link FailureLog}), and the first success
+ * after a run says how many failed, so a lasting fault does not write a stack trace a second.
  */
 final class Checkpoints {
   private static final Logger LOG = LoggerFactory.getLogger(Checkpoints.class);
@@ -31,6 +44,8 @@ final class Checkpoints {
   private final BlockStore store;
   private final Callable<Boolean> guardedWrite;
   private final ScheduledExecutorService scheduler;
+  private final int intervalMs;
+  private final FailureLog failures = new FailureLog(FailureLog.INTERVAL_NANOS);
   private long written; // guarded by this: the store's mutation count at the last checkpoint
 
   /** Restores the index from the checkpoint (a cold start if there is none) and schedules. */
@@ -40,7 +55,13 @@ final class Checkpoints {
     this.persistence = persistence;
     this.store = store;
     this.guardedWrite = guardedWrite;
-    persistence.restore(h -> store.account(h, +1));
+    this.intervalMs = intervalMs;
+    try {
+      persistence.restore(h -> store.account(h, +1));
+    } catch (RuntimeException | Error e) {
+      persistence.close();
+      throw e;
+    }
     this.written = store.mutations();
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tiercache-" + name + "-checkpoint");
@@ -49,6 +70,30 @@ final class Checkpoints {
     });
     scheduler.scheduleWithFixedDelay(this::writeQuietly, intervalMs, intervalMs,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Restores the tier's index at start: from the engine's own durable index (then returns null:
+   * nothing to checkpoint), or from the checkpoint file of a persistent engine with
+   * {@code hbase.bucketcache.persistent.path} (then returns the Checkpoints that keep it).
+   */
+  static Checkpoints start(String name, BucketConfig config, Engine engine, SlabAllocator slabs,
+      BlockStore store, Callable<Boolean> guardedWrite) {
+    DurableIndex durable = engine.durableIndex();
+    if (durable != null) {
+      if (config.persistentPath != null) {
+        LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
+            CacheSettings.L2_PERSISTENT_PATH.key());
+      }
+      Persistence.restore(name, durable, slabs, store.index, store.files,
+          h -> store.account(h, +1));
+      return null;
+    }
+    if (config.persistentPath == null || !engine.isPersistent()) {
+      return null;
+    }
+    return new Checkpoints(name, new Persistence(name, config, engine, slabs, store.index,
+        store.files), store, config.persistIntervalMs, guardedWrite);
   }
 
   /** Writes a checkpoint if the index changed since the last one; returns whether it did. */
@@ -65,14 +110,79 @@ final class Checkpoints {
   /** Runs the tier's guarded checkpoint, logging a failure rather than throwing it. */
   void writeQuietly() {
     try {
-      guardedWrite.call();
+      if (guardedWrite.call()) {
+        long failed = failures.succeeded();
+        if (failed > 0) {
+          LOG.info("{}: checkpoint written again after {} failed attempts", name, failed);
+        }
+      }
     } catch (Exception e) {
-      LOG.warn("{}: checkpoint failed; the next restart may be colder", name, e);
+      switch (failures.failed(System.nanoTime())) {
+        case FIRST:
+          LOG.warn("{}: checkpoint failed; the next restart may be colder. Retried every {} ms; "
+              + "further failures are logged at most once a minute", name, intervalMs, e);
+          break;
+        case SUMMARY:
+          LOG.warn("{}: checkpoint still failing: {} failed attempts in a row; latest: {}", name,
+              failures.inARow(), e.toString());
+          break;
+        default:
+          break;
+      }
     }
   }
 
   /** Stops the periodic checkpoints (the caller writes the last one). */
   void stop() {
     scheduler.shutdownNow();
+  }
+
+  /** Releases the checkpoint's lock (after the last checkpoint). */
+  void close() {
+    persistence.close();
+  }
+
+  /**
+   * How much of a run of failures is logged: the first in full, then at most one line per
+   * {@code interval}. Times are {@code System.nanoTime()} values, passed in so tests need no
+   * clock. Thread safe (synchronized).
+   */
+  static final class FailureLog {
+    static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /** What to log for a failure. */
+    enum Verdict { FIRST, SUMMARY, QUIET }
+
+    private final long interval;
+    private long inARow;
+    private long lastLogged;
+
+    FailureLog(long intervalNanos) {
+      this.interval = intervalNanos;
+    }
+
+    synchronized Verdict failed(long now) {
+      inARow++;
+      if (inARow == 1) {
+        lastLogged = now;
+        return Verdict.FIRST;
+      }
+      if (now - lastLogged >= interval) {
+        lastLogged = now;
+        return Verdict.SUMMARY;
+      }
+      return Verdict.QUIET;
+    }
+
+    /** Ends a run of failures; returns how long it was. */
+    synchronized long succeeded() {
+      long run = inARow;
+      inARow = 0;
+      return run;
+    }
+
+    synchronized long inARow() {
+      return inARow;
+    }
   }
 }

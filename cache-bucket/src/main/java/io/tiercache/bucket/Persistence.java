@@ -7,10 +7,14 @@ import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
+import io.tiercache.bucket.engine.FileGuard;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.persist.Checkpoint;
+import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -34,12 +38,18 @@ import org.slf4j.LoggerFactory;
  * <p>Engines with a {@link DurableIndex} need no checkpoint: {@link #restore(String,
  * DurableIndex, SlabAllocator, BlockIndex, FileRegistry, LongConsumer)} reads their records.
  *
+ * <p>The checkpoint path is validated before the engine opens ({@link #checkPath}: its directory
+ * exists and takes new files, the path is not a directory, a link or another user's file), and
+ * locked from construction to {@link #close()} through the sibling {@code <path>.lock}
+ * ({@link FileGuard#lock}), so two L2s never write one checkpoint.
+ *
  * <p>Concurrency: {@link #checkpoint} is called by the tier's checkpoint thread and by shutdown,
  * never at once (shutdown stops the thread first); {@link #restore} runs in the constructor
  * before the tier is visible to other threads.
  */
 final class Persistence {
   private static final Logger LOG = LoggerFactory.getLogger(Persistence.class);
+  private static final String KEY = CacheSettings.L2_PERSISTENT_PATH.key();
 
   private final String tier;
   private final Path path;
@@ -48,11 +58,23 @@ final class Persistence {
   private final SlabAllocator slabs;
   private final BlockIndex index;
   private final FileRegistry files;
+  private final FileGuard.Lock lock;
 
+  /**
+   * Locks the checkpoint path.
+   *
+   * @throws SettingException naming {@code hbase.bucketcache.persistent.path} if another cache
+   *     holds it
+   */
   Persistence(String tier, BucketConfig config, Engine engine, SlabAllocator slabs,
       BlockIndex index, FileRegistry files) {
     this.tier = tier;
     this.path = Paths.get(config.persistentPath);
+    try {
+      this.lock = FileGuard.lock(path, KEY);
+    } catch (IOException e) {
+      throw setting("cannot lock " + path + ": " + e, e);
+    }
     this.engine = engine;
     this.slabs = slabs;
     this.index = index;
@@ -63,6 +85,43 @@ final class Persistence {
     }
     this.geometry = new Checkpoint.Geometry(engine.describe(), config.capacity,
         config.slabSize, sizes);
+  }
+
+  /**
+   * Validates a checkpoint path at start-up, before anything is opened: refuses a path whose
+   * directory is missing or not writable, or that names a directory, a link, a non-regular file
+   * or another user's file; makes an existing checkpoint owner-only.
+   *
+   * @throws SettingException naming {@code hbase.bucketcache.persistent.path} and what is wrong
+   */
+  static void checkPath(String persistentPath) {
+    Path p;
+    try {
+      p = Paths.get(persistentPath);
+    } catch (InvalidPathException e) {
+      throw setting("'" + persistentPath + "' is not a path: " + e.getMessage(), e);
+    }
+    try {
+      FileGuard.checkWritableFile(p, KEY);
+      FileGuard.checkExisting(p.resolveSibling(p.getFileName() + ".tmp"), KEY);
+    } catch (IOException e) {
+      throw setting("cannot check " + p + ": " + e, e);
+    }
+  }
+
+  /** Releases the checkpoint's lock; no checkpoint may be written after. */
+  void close() {
+    try {
+      lock.close();
+    } catch (IOException e) {
+      LOG.warn("{}: releasing the lock {} failed", tier, lock.path(), e);
+    }
+  }
+
+  private static SettingException setting(String message, Throwable cause) {
+    SettingException e = new SettingException(KEY, message);
+    e.initCause(cause);
+    return e;
   }
 
   /** Restores what the checkpoint holds; {@code published} accounts each restored slot. */

@@ -10,6 +10,7 @@ import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -39,7 +40,7 @@ final class DaxRegion extends PmemRegion {
     MappedByteBuffer[] mapped = new MappedByteBuffer[chunkCount()];
     boolean sync = READ_WRITE_SYNC != null;
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ,
-        StandardOpenOption.WRITE)) {
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       for (int i = 0; i < mapped.length; i++) {
         if (sync) {
           try {
@@ -51,6 +52,9 @@ final class DaxRegion extends PmemRegion {
         }
         mapped[i] = ch.map(FileChannel.MapMode.READ_WRITE, chunkStart(i), chunkLength(i));
       }
+    } catch (IOException | RuntimeException e) {
+      unmapAll(mapped); // the chunks mapped before the failure; the channel is closed
+      throw e;
     }
     this.mapSync = sync;
     install(mapped);

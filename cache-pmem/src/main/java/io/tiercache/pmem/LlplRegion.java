@@ -9,6 +9,7 @@ import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -36,10 +37,13 @@ final class LlplRegion extends PmemRegion {
     this.pool = pool;
     MappedByteBuffer[] mapped = new MappedByteBuffer[chunkCount()];
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ,
-        StandardOpenOption.WRITE)) {
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       for (int i = 0; i < mapped.length; i++) {
         mapped[i] = ch.map(FileChannel.MapMode.READ_WRITE, chunkStart(i), chunkLength(i));
       }
+    } catch (IOException | RuntimeException e) {
+      unmapAll(mapped);
+      throw e;
     }
     install(mapped);
   }
@@ -59,11 +63,16 @@ final class LlplRegion extends PmemRegion {
     } catch (RuntimeException e) {
       throw new IOException("LLPL cannot open " + path + ": " + e.getMessage(), e);
     }
-    if (pool.size() != size) {
-      throw new IOException("LLPL mapped " + pool.size() + " bytes of " + path + ", expected "
-          + size);
+    try {
+      if (pool.size() != size) {
+        throw new IOException("LLPL mapped " + pool.size() + " bytes of " + path + ", expected "
+            + size);
+      }
+      return new LlplRegion(path, size, chunkSize, pool);
+    } catch (IOException | RuntimeException e) {
+      closePool(pool); // no LLPL mapping outlives a failed open
+      throw e;
     }
-    return new LlplRegion(path, size, chunkSize, pool);
   }
 
   @Override
@@ -116,6 +125,10 @@ final class LlplRegion extends PmemRegion {
   @Override
   public void close() {
     super.close();
+    closePool(pool);
+  }
+
+  private static void closePool(MemoryPool pool) {
     try {
       Method close = pool.getClass().getDeclaredMethod("close");
       close.setAccessible(true);

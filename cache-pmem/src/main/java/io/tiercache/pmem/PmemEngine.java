@@ -5,9 +5,12 @@ package io.tiercache.pmem;
 
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
+import io.tiercache.bucket.engine.Engines;
+import io.tiercache.bucket.engine.FileGuard;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,9 +28,12 @@ import org.slf4j.LoggerFactory;
  *   slab of the data region. write() stores without flushing: a block becomes durable when the
  *   L2 publishes it (PoolIndex step (a)), and only published blocks need to survive.
  *
+ *   The pool's FileGuard lock (the sibling "&lt;pool&gt;.lock") is held from open() to close(), so
+ *   no second cache, in this JVM or another process, maps the same pool.
+ *
  * Concurrency
  *   As Engine: view/read/write of disjoint ranges are lock free and thread safe; close() runs
- *   alone, after every view was released (it unmaps the pool).
+ *   alone, after every view was released (it unmaps the pool, then releases the lock).
  * </pre>
  */
 final class PmemEngine implements Engine {
@@ -37,21 +43,43 @@ final class PmemEngine implements Engine {
   private final PoolLayout layout;
   private final PmemRegion region;
   private final PoolIndex index;
+  private final FileGuard.Lock lock;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private PmemEngine(Path path, PoolLayout layout, PmemRegion region) {
+  private PmemEngine(Path path, PoolLayout layout, PmemRegion region, FileGuard.Lock lock) {
     this.path = path;
     this.layout = layout;
     this.region = region;
+    this.lock = lock;
     this.index = new PoolIndex(region, layout);
   }
 
   /**
    * Opens the pool at {@code path} for {@code layout}, creating it if absent. A pool of other
    * geometry (size, slab or bucket sizes) is re-formatted, with a warning that says why; a file
-   * that is not a pool at all is refused.
+   * that is not a pool at all is refused. The pool is locked ({@link FileGuard#lock}) until
+   * {@link #close()}; a link, a non-regular file or another user's file at {@code path} is
+   * refused, and a new pool is fully allocated before it is mapped ({@link PoolFile}).
+   *
+   * @throws io.tiercache.core.config.SettingException naming {@code hbase.bucketcache.ioengine}
+   *     if the path is refused, in use by another cache, or its file system is too small
    */
   static PmemEngine open(Path path, PoolLayout layout, Backend backend) throws IOException {
+    FileGuard.Lock lock = FileGuard.lock(path, Engines.KEY);
+    try {
+      return open(path, layout, backend, lock);
+    } catch (IOException | RuntimeException e) {
+      try {
+        lock.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  private static PmemEngine open(Path path, PoolLayout layout, Backend backend,
+      FileGuard.Lock lock) throws IOException {
     long length = PoolFile.length(path);
     boolean fresh = false;
     if (length < 0) {
@@ -76,10 +104,10 @@ final class PmemEngine implements Engine {
         }
         PoolIndex.format(region, layout, !fresh);
       }
-      PmemEngine engine = new PmemEngine(path, layout, region);
+      PmemEngine engine = new PmemEngine(path, layout, region, lock);
       LOG.info("pmem: opened pool {} with the {} back end", path, region.describe());
       return engine;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       region.close();
       throw e;
     }
@@ -91,7 +119,8 @@ final class PmemEngine implements Engine {
       return;
     }
     ByteBuffer head = ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder());
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ,
+        LinkOption.NOFOLLOW_LINKS)) {
       ch.read(head, 0);
     }
     long magic = head.getLong(0);
@@ -177,7 +206,15 @@ final class PmemEngine implements Engine {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      region.close();
+      try {
+        region.close();
+      } finally {
+        try {
+          lock.close();
+        } catch (IOException e) {
+          LOG.warn("pmem: releasing the lock {} failed", lock.path(), e);
+        }
+      }
     }
   }
 

@@ -162,6 +162,15 @@ abstract class PmemRegion implements Closeable {
     return within(offset);
   }
 
+  /** Unmaps what a constructor mapped before it failed. */
+  static void unmapAll(MappedByteBuffer[] mapped) {
+    for (MappedByteBuffer m : mapped) {
+      if (m != null) {
+        DirectMemory.free(m);
+      }
+    }
+  }
+
   /** Unmaps the Java mapping; subclasses release their own resources first. */
   @Override
   public void close() {

@@ -3,75 +3,124 @@
  */
 package io.tiercache.bucket.engine;
 
+import io.tiercache.core.config.CacheSettings;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One file behind the {@code file}, {@code files} and {@code mmap} engines: created owner-only,
- * sized to what the engine needs, read and written with positional I/O.
+ * One file behind the {@code file}, {@code files} and {@code mmap} engines: checked and locked
+ * ({@link FileGuard}), created owner-only, sized to what the engine needs (fully reserved for a
+ * mapping, {@link Reservation}), read and written with positional I/O.
  *
  * <pre>
  * Invariants
- *   The file is created with mode rw------- in the same system call that creates it (O_EXCL with
- *   the mode), so it is never group- or world-readable, even for an instant. A file that already
- *   exists keeps its contents and permissions; only its length is corrected.
+ *   The file's FileGuard lock is held from open() to close(). The path is a regular file owned by
+ *   this user, mode rw-------, never reached through a symbolic link (checked, then opened with
+ *   NOFOLLOW_LINKS, also on every reopen). A file that already exists keeps its contents: a
+ *   reserved file only if its length is right (else it is created anew), an unreserved one
+ *   always, its length corrected.
  *
  * Concurrency
  *   read/write/force are thread safe (pread/pwrite). A FileChannel is closed for every thread
  *   when any thread is interrupted inside an operation on it (HBase handlers are interrupted on
  *   RPC timeouts); the operation then reopens the channel: the interrupted thread gets its
  *   ClosedByInterruptException, any other thread caught by that close retries on the new channel.
- *   close() is final: later operations throw IllegalStateException.
+ *   The lock is on a sibling file and survives that (see FileGuard). close() is final: later
+ *   operations throw IllegalStateException.
  * </pre>
  */
 final class BackingFile implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(BackingFile.class);
   private static final int MAX_ATTEMPTS = 8;
 
   private final Path path;
+  private final FileGuard.Lock lock;
   private volatile FileChannel channel;
   private volatile boolean closed;
 
-  private BackingFile(Path path) throws IOException {
+  private BackingFile(Path path, FileGuard.Lock lock, FileChannel channel) {
     this.path = path;
-    this.channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    this.lock = lock;
+    this.channel = channel;
   }
 
-  /** Creates {@code path} owner-only if it does not exist, sets its length to {@code size}. */
-  static BackingFile open(Path path, long size) throws IOException {
+  /**
+   * Locks {@code path}, creates it owner-only if absent, and makes it {@code size} bytes long.
+   *
+   * @param reserve true for a file that will be mapped: every block is allocated now
+   *     ({@link Reservation}); false for positional I/O, where a file system that fills up later
+   *     makes writes fail (misses), so the file grows lazily and a shortage is only logged
+   * @throws io.tiercache.core.config.SettingException naming {@link Engines#KEY} if the path is
+   *     refused, locked by another user, or (reserve) too large for its file system
+   */
+  static BackingFile open(Path path, long size, boolean reserve) throws IOException {
+    FileGuard.Lock lock = null;
+    FileChannel ch = null;
     try {
-      return create(path, size);
-    } catch (IOException e) {
-      throw new IOException("cannot open " + path + " as " + size + " bytes: " + e, e);
-    }
-  }
-
-  private static BackingFile create(Path path, long size) throws IOException {
-    try {
-      Files.createFile(path, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rw-------")));
-    } catch (FileAlreadyExistsException e) {
-      // warm restart: the contents are the cache's; a wrong length is corrected below
-    } catch (UnsupportedOperationException e) {
-      createIfAbsent(path); // not POSIX: the filesystem's ACLs apply
-    }
-    try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
-      if (file.length() != size) {
-        file.setLength(size);
+      lock = FileGuard.lock(path, Engines.KEY);
+      if (reserve) {
+        Reservation.ensure(path, size, Engines.KEY);
+        ch = FileGuard.openExisting(path, Engines.KEY);
+      } else {
+        ch = openSparse(path, size);
       }
+      return new BackingFile(path, lock, ch);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(ch, e);
+      closeQuietly(lock, e);
+      if (e instanceof IOException) {
+        throw new IOException("cannot open " + path + " as " + size + " bytes: " + e, e);
+      }
+      throw e;
     }
-    return new BackingFile(path);
+  }
+
+  private static FileChannel openSparse(Path path, long size) throws IOException {
+    FileChannel ch;
+    long had;
+    try {
+      ch = FileGuard.createNew(path);
+      had = -1;
+    } catch (FileAlreadyExistsException e) {
+      ch = FileGuard.openExisting(path, Engines.KEY);
+      had = ch.size();
+    }
+    try {
+      if (had != size) {
+        warnIfShort(path, size);
+        if (had > size) {
+          ch.truncate(size);
+        } else {
+          ch.write(ByteBuffer.allocate(1), size - 1); // sparse: blocks are allocated as written
+        }
+      }
+      return ch;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(ch, e);
+      throw e;
+    }
+  }
+
+  private static void warnIfShort(Path path, long size) throws IOException {
+    long usable = Reservation.usableSpace(path);
+    if (usable < size) {
+      LOG.warn("{}: {} may grow to {} bytes but its file system has {} usable; writes past "
+          + "that fail and become misses, and go on failing until {} disables the L2",
+          Engines.KEY, path, size, usable,
+          CacheSettings.L2_ERRORS_TOLERATED_MS.key());
+    }
   }
 
   Path path() {
@@ -112,10 +161,18 @@ final class BackingFile implements Closeable {
     return channel().map(FileChannel.MapMode.READ_WRITE, position, size);
   }
 
+  /** Closes the file and releases its lock. */
   @Override
   public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
     closed = true;
-    channel.close();
+    try {
+      channel.close();
+    } finally {
+      lock.close();
+    }
   }
 
   @FunctionalInterface
@@ -149,15 +206,19 @@ final class BackingFile implements Closeable {
 
   private synchronized void reopen(FileChannel failed) throws IOException {
     if (!closed && channel == failed) {
-      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+          LinkOption.NOFOLLOW_LINKS);
     }
   }
 
-  private static void createIfAbsent(Path path) throws IOException {
+  private static void closeQuietly(Closeable c, Exception cause) {
+    if (c == null) {
+      return;
+    }
     try {
-      Files.createFile(path);
-    } catch (FileAlreadyExistsException e) {
-      // kept as it is, like the POSIX path
+      c.close();
+    } catch (IOException e) {
+      cause.addSuppressed(e);
     }
   }
 }

@@ -19,6 +19,8 @@ import java.util.StringJoiner;
  *   The slabs are dealt out in order, as evenly as whole slabs allow: with s slabs over n files,
  *   the first s % n files hold s / n + 1 slabs and the others s / n, so a slab never straddles
  *   two files. Each file is exactly as long as its slabs; a file of another length is resized.
+ *   Each file is locked for the engine's life (BackingFile). Files are sparse, not reserved:
+ *   when the file system fills up, writes fail with IOException and become misses (FaultTracker).
  *
  * Concurrency
  *   Thread safe without locks; see BackingFile for interrupts. close() must not run concurrently
@@ -34,7 +36,9 @@ final class FileEngine implements Engine {
   private final BackingFile[] files;
   private final long[] starts;
 
-  /** Opens (creating owner-only, or resizing) one file per path; all or none stay open. */
+  /**
+   * Opens (creating owner-only, or resizing) and locks one file per path; all or none stay open.
+   */
   FileEngine(List<Path> paths, long capacity, int slabSize) throws IOException {
     Slabs.checkGeometry(capacity, slabSize);
     long slabs = capacity / slabSize;
@@ -51,7 +55,7 @@ final class FileEngine implements Engine {
       for (int i = 0; i < n; i++) {
         long size = (slabs / n + (i < slabs % n ? 1 : 0)) * slabSize;
         starts[i] = start;
-        files[i] = BackingFile.open(paths.get(i), size);
+        files[i] = BackingFile.open(paths.get(i), size, false);
         start += size;
       }
     } catch (IOException | RuntimeException e) {

@@ -100,8 +100,14 @@ abstract class MemoryEngine implements Engine, InPlaceWrites {
       toFree = chunks;
       chunks = null;
     }
-    freeAll(toFree);
+    if (toFree != null) {
+      freeAll(toFree);
+      released();
+    }
   }
+
+  /** Called once by close(), after the chunks are freed: a subclass releases what it holds. */
+  void released() {}
 
   /** The live chunks. */
   final ByteBuffer[] current() {

@@ -3,6 +3,7 @@
  */
 package io.tiercache.bucket.persist;
 
+import io.tiercache.bucket.engine.FileGuard;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -11,12 +12,13 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -42,8 +44,10 @@ import java.util.zip.CheckedOutputStream;
  *                checksum int, flags byte, deser byte, type byte, freq byte, cachedAt int
  *   crc        int      CRC32C of every byte above
  * </pre>
- * Written to {@code path.tmp}, forced to disk, then renamed over {@code path}, so a crash leaves
- * either the old checkpoint or the new one, never half of one. Owner-only permissions.
+ * Written to {@code path.tmp} (created anew, owner-only, through one channel opened without
+ * following links), forced to disk, then renamed over {@code path}, so a crash leaves either the
+ * old checkpoint or the new one, never half of one. Read without following a link. The caller
+ * validates the path and holds its lock ({@code FileGuard}); see {@code Persistence}.
  *
  * <h2>Why restored blocks are safe</h2>
  * A checkpoint may name a slot that was rewritten after it was taken, or whose bytes never
@@ -128,18 +132,13 @@ public final class Checkpoint {
   public static void write(Path path, Geometry geometry, Map<Integer, String> deserializers,
       Map<Integer, String> files, List<Entry> entries) throws IOException {
     Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    try {
-      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rw-------")));
-    } catch (UnsupportedOperationException e) {
-      Files.createFile(tmp);
-    }
+    Files.deleteIfExists(tmp); // a link there is removed, never followed
     CRC32C crc = new CRC32C();
-    try (OutputStream raw = Files.newOutputStream(tmp, StandardOpenOption.WRITE);
-        CheckedOutputStream checked = new CheckedOutputStream(
-            new BufferedOutputStream(raw, 1 << 16), crc);
-        DataOutputStream out = new DataOutputStream(checked)) {
+    try (FileChannel ch = FileGuard.createNew(tmp)) {
+      OutputStream raw = Channels.newOutputStream(ch);
+      CheckedOutputStream checked = new CheckedOutputStream(
+          new BufferedOutputStream(raw, 1 << 16), crc);
+      DataOutputStream out = new DataOutputStream(checked);
       out.write(MAGIC);
       out.writeUTF(geometry.engine);
       out.writeLong(geometry.capacity);
@@ -167,9 +166,14 @@ public final class Checkpoint {
       }
       out.flush();
       new DataOutputStream(raw).writeInt((int) crc.getValue());
-    }
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
       ch.force(true);
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
     }
     Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
@@ -189,7 +193,7 @@ public final class Checkpoint {
    * @throws Unusable saying why the checkpoint cannot be used (the caller starts cold)
    */
   public static Loaded read(Path path, Geometry expected) throws Unusable {
-    if (!Files.exists(path)) {
+    if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
       throw new Unusable("no checkpoint at " + path);
     }
     long size;
@@ -199,7 +203,8 @@ public final class Checkpoint {
       throw new Unusable("cannot read " + path + ": " + e);
     }
     CRC32C crc = new CRC32C();
-    try (InputStream raw = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
+    try (InputStream raw = new BufferedInputStream(Files.newInputStream(path,
+        StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS), 1 << 16)) {
       CheckedInputStream checked = new CheckedInputStream(new LimitedInputStream(raw, size - 4),
           crc);
       DataInputStream in = new DataInputStream(checked);
