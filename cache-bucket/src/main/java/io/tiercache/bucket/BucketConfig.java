@@ -34,6 +34,15 @@ public final class BucketConfig {
       L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
       L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND);
 
+  /** The settings an L2 can change at run time ({@code onConfigurationChange}). */
+  static final List<Setting<?>> RUNTIME = Arrays.asList(L2_PERSIST_INTERVAL_MS,
+      L2_ERRORS_TOLERATED_MS);
+
+  /** The settings an L2 reads at start-up only: its engine, geometry and threads. */
+  static final List<Setting<?>> START_ONLY = Arrays.asList(L2_IOENGINE, L2_SIZE,
+      L2_BUCKET_SIZES, L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_SLAB_SIZE,
+      PMEM_BACKEND);
+
   final String ioEngine;
   /** {@code hbase.bucketcache.size}. */
   final long requestedCapacity;

@@ -12,6 +12,7 @@ import io.tiercache.bucket.engine.Engines;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.write.Writers;
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
 import io.tiercache.core.file.Keys;
 import io.tiercache.core.ref.RefCounts;
@@ -19,6 +20,7 @@ import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.io.IOException;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -107,6 +109,8 @@ public final class BucketTier implements CacheTier {
   private final Writers<Pending> writers;
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
   private final FileResidency residency;
+  /** The configuration the current settings were read from (empty for a tier built in code). */
+  private volatile Configuration applied = new Configuration(false);
   private final boolean persistent;
   /** Set when the RegionServer stops gracefully: its region closes keep a persistent L2's blocks. */
   private volatile boolean keepFilesOnClose;
@@ -143,6 +147,7 @@ public final class BucketTier implements CacheTier {
    */
   public BucketTier(Configuration conf) {
     this(BucketConfig.from(conf), "L2", ByteBuffAllocator.HEAP);
+    this.applied = new Configuration(conf);
     LOG.info("TierCache {} started: {}; {}", name,
         CacheSettings.describe(conf, BucketConfig.SETTINGS), config);
   }
@@ -716,6 +721,44 @@ public final class BucketTier implements CacheTier {
           + "blocks for the next start", name);
     }
     return persistent;
+  }
+
+  /**
+   * Re-reads the settings that can change at run time ({@code
+   * hbase.bucketcache.persist.intervalinmillis}, {@code
+   * hbase.bucketcache.ioengine.errors.tolerated.duration}) and logs what changed; a bad value is
+   * rejected with its start-up message and nothing changes. A changed engine, size, bucket
+   * sizes, writers, checkpoint path or slab size is logged as taking effect at restart.
+   */
+  @Override
+  public void onConfigurationChange(Configuration conf) {
+    try {
+      int interval;
+      int tolerated;
+      try {
+        interval = CacheSettings.L2_PERSIST_INTERVAL_MS.get(conf);
+        tolerated = CacheSettings.L2_ERRORS_TOLERATED_MS.get(conf);
+      } catch (SettingException e) {
+        LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
+            e.getMessage());
+        return;
+      }
+      Configuration before = applied;
+      for (String restart : CacheSettings.changes(before, conf, BucketConfig.START_ONLY)) {
+        LOG.warn("{}: {} takes effect at restart", name, restart);
+      }
+      List<String> changed = CacheSettings.changes(before, conf, BucketConfig.RUNTIME);
+      faults.setToleratedMs(tolerated);
+      if (checkpoints != null) {
+        checkpoints.setInterval(interval);
+      }
+      applied = new Configuration(conf);
+      if (!changed.isEmpty()) {
+        LOG.info("{}: configuration changed: {}", name, String.join("; ", changed));
+      }
+    } catch (Throwable t) {
+      unexpected("onConfigurationChange", t);
+    }
   }
 
   /** Blocks until queued writes are applied (up to {@code timeoutMs}); true if they were. */

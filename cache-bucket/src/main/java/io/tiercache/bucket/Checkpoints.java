@@ -10,6 +10,7 @@ import io.tiercache.core.config.CacheSettings;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -44,7 +45,7 @@ final class Checkpoints {
   private final BlockStore store;
   private final Callable<Boolean> guardedWrite;
   private final ScheduledExecutorService scheduler;
-  private final int intervalMs;
+  private volatile int intervalMs; // changed online by onConfigurationChange
   private final FailureLog failures = new FailureLog(FailureLog.INTERVAL_NANOS);
   private long written; // guarded by this: the store's mutation count at the last checkpoint
 
@@ -68,8 +69,29 @@ final class Checkpoints {
       t.setDaemon(true);
       return t;
     });
-    scheduler.scheduleWithFixedDelay(this::writeQuietly, intervalMs, intervalMs,
-        TimeUnit.MILLISECONDS);
+    scheduleNext();
+  }
+
+  /** Each run schedules the next with the interval then in force, so a change applies next. */
+  private void scheduleNext() {
+    try {
+      scheduler.schedule(this::tick, intervalMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // stopped: no more checkpoints
+    }
+  }
+
+  private void tick() {
+    try {
+      writeQuietly();
+    } finally {
+      scheduleNext();
+    }
+  }
+
+  /** Sets the interval between checkpoints; the next one already scheduled keeps its time. */
+  void setInterval(int ms) {
+    intervalMs = ms;
   }
 
   /**

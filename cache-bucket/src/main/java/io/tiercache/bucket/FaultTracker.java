@@ -28,7 +28,7 @@ final class FaultTracker {
   private static final long UNEXPECTED_LOG_NANOS = 60_000_000_000L;
 
   private final String tier;
-  private final long toleratedNanos;
+  private volatile long toleratedNanos; // changed online by onConfigurationChange
   private final LongSupplier clock;
   private final AtomicLong firstError = new AtomicLong(NONE);
   private final AtomicLong errors = new AtomicLong();
@@ -40,6 +40,11 @@ final class FaultTracker {
     this.tier = tier;
     this.toleratedNanos = toleratedMs * 1_000_000L;
     this.clock = nanoClock;
+  }
+
+  /** Sets how long errors may go on before they disable the tier. */
+  void setToleratedMs(long ms) {
+    toleratedNanos = ms * 1_000_000L;
   }
 
   boolean disabled() {

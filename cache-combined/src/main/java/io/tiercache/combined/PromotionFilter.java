@@ -34,7 +34,7 @@ final class PromotionFilter {
   private static final int DEPTH = 4;
   private static final int[] SEEDS = {0x9E3779B9, 0x85EBCA6B, 0xC2B2AE35, 0x27D4EB2F};
 
-  private final int minHits;
+  private volatile int minHits; // changed online by onConfigurationChange
   private final AtomicIntegerArray counters;
   private final int mask;
   private final long sampleSize;
@@ -107,5 +107,10 @@ final class PromotionFilter {
     x *= 0x31848bab;
     x ^= x >>> 14;
     return x;
+  }
+
+  /** Sets the L2 hits a data block needs before it moves up. */
+  void setMinHits(int hits) {
+    minHits = hits;
   }
 }

@@ -5,6 +5,7 @@ package io.tiercache.combined;
 
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.SettingException;
 import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
 import java.util.Optional;
@@ -66,6 +67,7 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final BucketTier l2;
   private final TieringMode mode;
   private final PromotionFilter promotion;
+  private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
 
   /**
@@ -97,6 +99,7 @@ public class TieredBlockCache extends CombinedBlockCache {
     this.l2 = tiers.l2;
     this.mode = mode;
     this.promotion = new PromotionFilter(promoteMinHits, l2.getMaxSize() / (64 * 1024));
+    this.promoteMinHits = promoteMinHits;
     if (mode == TieringMode.EXCLUSIVE) {
       l1.setVictimCache(new Demotion(l2));
     }
@@ -211,6 +214,37 @@ public class TieredBlockCache extends CombinedBlockCache {
       l1.shutdown();
     } finally {
       l2.shutdown();
+    }
+  }
+
+  /**
+   * Passes an online configuration change ({@code Admin#updateConfiguration}; the
+   * RegionServer registers this cache as an observer) to both tiers, and re-reads
+   * {@code tiercache.combined.promote.min.hits}. A bad value is rejected with its start-up
+   * message and the current one stays; a changed mode takes effect at restart.
+   */
+  @Override
+  public void onConfigurationChange(Configuration conf) {
+    l1.onConfigurationChange(conf);
+    l2.onConfigurationChange(conf);
+    try {
+      int hits = CacheSettings.COMBINED_PROMOTE_HITS.get(conf);
+      if (hits != promoteMinHits) {
+        LOG.info("TierCache combined cache: {}: {} -> {}",
+            CacheSettings.COMBINED_PROMOTE_HITS.key(), promoteMinHits, hits);
+        promotion.setMinHits(hits);
+        promoteMinHits = hits;
+      }
+      TieringMode next = TieringMode.from(conf);
+      if (next != mode) {
+        LOG.warn("TierCache combined cache: {}: {} -> {} takes effect at restart",
+            CacheSettings.COMBINED_MODE.key(), mode.key(), next.key());
+      }
+    } catch (SettingException e) {
+      LOG.error("TierCache combined cache: configuration change rejected, the current settings "
+          + "stay: {}", e.getMessage());
+    } catch (Throwable t) {
+      LOG.error("TierCache combined cache: configuration change failed", t);
     }
   }
 

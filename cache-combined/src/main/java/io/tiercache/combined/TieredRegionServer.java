@@ -110,6 +110,8 @@ public class TieredRegionServer extends HRegionServer {
     if (hbaseOwn != null) {
       hbaseOwn.shutdown();
     }
+    // HBase 2.6 registers no block cache for online configuration changes; ours is.
+    getConfigurationManager().registerObserver(ours);
     LOG.info("TierCache installed the RegionServer block cache {} ({}={}); HBase's own {} was "
         + "never used and is shut down", ours, CacheSettings.BLOCKCACHE_CLASS.key(),
         ours.getClass().getName(), hbaseOwn == null ? "cache" : hbaseOwn.getClass().getSimpleName());

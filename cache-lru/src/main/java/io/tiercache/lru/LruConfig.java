@@ -110,6 +110,27 @@ public final class LruConfig {
         L1_MAX_BLOCK_SIZE.get(conf), L1_IN_MEMORY_FORCE.get(conf));
   }
 
+  /**
+   * The settings an L1 can change at run time ({@code onConfigurationChange}): all but its size,
+   * which HBase's HeapMemoryManager owns ({@code setMaxSize}).
+   */
+  static final List<Setting<?>> RUNTIME = Arrays.asList(BLOCK_SIZE_HINT, L1_SINGLE_SHARE,
+      L1_MULTI_SHARE, L1_MEMORY_SHARE, L1_MAX_BLOCK_SIZE, L1_IN_MEMORY_FORCE, L1_WINDOW_SHARE);
+
+  /** The size settings, read at start-up only. */
+  static final List<Setting<?>> START_ONLY = Arrays.asList(L1_HEAP_FRACTION, L1_MEMORY_SIZE);
+
+  /**
+   * This L1's settings re-read from {@code conf}, keeping its size {@code maxSize}.
+   *
+   * @throws SettingException as at start-up, for the first invalid value
+   */
+  static LruConfig reread(Configuration conf, long maxSize) {
+    return new LruConfig(maxSize, BLOCK_SIZE_HINT.get(conf), L1_SINGLE_SHARE.get(conf),
+        L1_MULTI_SHARE.get(conf), L1_MEMORY_SHARE.get(conf), L1_WINDOW_SHARE.get(conf),
+        L1_MAX_BLOCK_SIZE.get(conf), L1_IN_MEMORY_FORCE.get(conf));
+  }
+
   @Override
   public String toString() {
     return "maxSize=" + maxSize + ", blockSizeHint=" + blockSizeHint + ", shares(single/multi/"

@@ -4,6 +4,7 @@
 package io.tiercache.lru;
 
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
@@ -73,7 +74,9 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
   private final TierStats stats;
   private final Policy policy; // guarded by evictionLock
-  private final LruConfig config;
+  private volatile LruConfig config; // replaced under evictionLock by onConfigurationChange
+  /** The configuration the current settings were read from (empty for a tier built in code). */
+  private volatile Configuration applied = new Configuration(false);
   private final String name;
 
   private volatile BlockCache victimCache;
@@ -92,6 +95,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
    */
   public LruTier(Configuration conf) {
     this(LruConfig.from(conf), "L1");
+    this.applied = new Configuration(conf);
     LOG.info("TierCache L1 started: {}", CacheSettings.describe(conf, LruConfig.SETTINGS));
   }
 
@@ -449,6 +453,45 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     return n != null && n.block instanceof HFileBlock
         ? Optional.of(((HFileBlock) n.block).getOnDiskSizeWithHeader())
         : Optional.empty();
+  }
+
+  /**
+   * Re-reads the settings that can change at run time ({@link LruConfig#RUNTIME}: the shares,
+   * the window, the largest block, the in-memory force mode, the block size hint) and logs what
+   * changed. A bad value is rejected with the message it gets at start-up and nothing changes;
+   * a changed size setting is logged as taking effect at restart (HBase's HeapMemoryManager
+   * resizes the L1 at run time).
+   */
+  @Override
+  public void onConfigurationChange(Configuration conf) {
+    try {
+      LruConfig next;
+      try {
+        next = LruConfig.reread(conf, maxSize);
+      } catch (SettingException e) {
+        LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
+            e.getMessage());
+        return;
+      }
+      Configuration before = applied;
+      List<String> changed = CacheSettings.changes(before, conf, LruConfig.RUNTIME);
+      for (String restart : CacheSettings.changes(before, conf, LruConfig.START_ONLY)) {
+        LOG.warn("{}: {} takes effect at restart", name, restart);
+      }
+      evictionLock.lock();
+      try {
+        config = next;
+        policy.reconfigure(next);
+      } finally {
+        evictionLock.unlock();
+      }
+      applied = new Configuration(conf);
+      if (!changed.isEmpty()) {
+        LOG.info("{}: configuration changed: {}", name, String.join("; ", changed));
+      }
+    } catch (Throwable t) {
+      unexpected("onConfigurationChange", t);
+    }
   }
 
   @Override

@@ -46,7 +46,7 @@ final class Policy {
   private final NodeDeque memory = new NodeDeque();
   private final FrequencySketch sketch = new FrequencySketch();
   private final SplittableRandom random = new SplittableRandom(0x5eedL);
-  private final LruConfig config;
+  private LruConfig config;
   private final TierStats stats;
 
   /** The shares in turn order: single (window + probation), multi, in-memory. */
@@ -74,6 +74,12 @@ final class Policy {
     memoryTarget = max - singleTarget - multiTarget;
     windowTarget = (long) (max * config.windowShare);
     sketch.ensureCapacity(max / config.blockSizeHint);
+  }
+
+  /** Takes new shares and flags (an online configuration change); the maximum is kept. */
+  void reconfigure(LruConfig next) {
+    config = next;
+    setMaximum(maxWeight);
   }
 
   long maximum() {

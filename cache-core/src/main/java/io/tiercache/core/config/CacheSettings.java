@@ -240,6 +240,32 @@ public final class CacheSettings {
     return out.toString();
   }
 
+  /**
+   * The settings whose effective value differs between {@code before} and {@code after}, each as
+   * {@code key: old -> new} (an unparsable value shows as written). For a tier's
+   * {@code onConfigurationChange}: it validates the new values itself first.
+   */
+  public static List<String> changes(Configuration before, Configuration after,
+      List<Setting<?>> settings) {
+    List<String> out = new ArrayList<>();
+    for (Setting<?> s : settings) {
+      String was = shown(before, s);
+      String now = shown(after, s);
+      if (!was.equals(now)) {
+        out.add(s.key() + ": " + was + " -> " + now);
+      }
+    }
+    return out;
+  }
+
+  private static <T> String shown(Configuration conf, Setting<T> s) {
+    try {
+      return s.format(s.get(conf));
+    } catch (SettingException e) {
+      return "'" + conf.getTrimmed(s.key()) + "'";
+    }
+  }
+
   private static <T> String describeOne(Configuration conf, Setting<T> s) {
     return s.key() + "=" + s.format(s.get(conf)) + (s.isSet(conf) ? "" : " (default)");
   }
