@@ -25,6 +25,7 @@ abstract class PmemContract extends BlockCacheContract {
   abstract String backend();
 
   private String engine() {
+    NativeLibraries.assumeBackend(backend());
     return "pmem:" + pools.resolve("pool-" + next.incrementAndGet());
   }
 

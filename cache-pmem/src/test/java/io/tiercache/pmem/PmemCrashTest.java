@@ -48,6 +48,7 @@ class PmemCrashTest {
   @ValueSource(strings = {"dax", "llpl"})
   void sigkillWhileWriting_thenReopen_neverServesWrongBytesAndKeepsMostBlocks(String backend)
       throws Exception {
+    NativeLibraries.assumeBackend(backend);
     Path pool = pools.resolve("crash.pool");
     SplittableRandom rnd = new SplittableRandom(SEED);
     for (int round = 0; round < ROUNDS; round++) {

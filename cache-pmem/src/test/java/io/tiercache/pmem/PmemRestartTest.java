@@ -78,6 +78,7 @@ class PmemRestartTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void restart_afterShutdown_servesEveryBlockWithoutACheckpointFile(String backend) {
+    NativeLibraries.assumeBackend(backend);
     BucketTier t = open(backend);
     fill(t, 0, 100, SIZE);
     t.evictBlock(key(7));
@@ -95,6 +96,7 @@ class PmemRestartTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void restart_withoutShutdown_servesWhatWasPublished(String backend) throws Exception {
+    NativeLibraries.assumeBackend(backend);
     BucketTier t = open(backend);
     fill(t, 0, 80, SIZE);
     assertTrue(t.flush(10_000));
@@ -112,6 +114,7 @@ class PmemRestartTest {
 
   @Test
   void restart_onTheOtherBackend_readsTheSamePool() {
+    NativeLibraries.assumeBackend("llpl");
     BucketTier t = open("dax");
     fill(t, 0, 40, SIZE);
     t.shutdown();
@@ -123,6 +126,7 @@ class PmemRestartTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void restart_withOtherBucketSizes_reformatsAndStartsCold(String backend) {
+    NativeLibraries.assumeBackend(backend);
     BucketTier t = open(backend);
     fill(t, 0, 30, SIZE);
     t.shutdown();
@@ -168,6 +172,7 @@ class PmemRestartTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void restart_withDamagedBytes_dropsThemOnFirstRead(String backend) throws Exception {
+    NativeLibraries.assumeBackend(backend);
     BucketTier t = open(backend);
     fill(t, 0, 60, SIZE);
     t.shutdown();

@@ -57,6 +57,7 @@ class PoolSafetyTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void open_poolLargerThanItsFileSystem_isRefusedAtOpen(String backend) throws Exception {
+    NativeLibraries.assumeBackend(backend);
     Path small = pools.resolve("small");
     Files.createDirectories(small);
     Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs",
@@ -82,6 +83,7 @@ class PoolSafetyTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void open_samePoolTwice_secondIsRefusedUntilFirstShutsDown(String backend) {
+    NativeLibraries.assumeBackend(backend);
     BucketTier first = open(pool, backend, 8L * MB);
     try {
       SettingException e = assertThrows(SettingException.class,
@@ -99,6 +101,7 @@ class PoolSafetyTest {
   @ValueSource(strings = {"dax", "llpl"})
   void open_poolLockedByAnotherProcess_isRefusedThenWorksOnceReleased(String backend)
       throws Exception {
+    NativeLibraries.assumeBackend(backend);
     Process child = new ProcessBuilder(javaCommand(PoolLockHolder.class.getName(),
         pool.toString())).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     try {
@@ -118,6 +121,7 @@ class PoolSafetyTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void open_symlink_isRefusedAndTargetUntouched(String backend) throws IOException {
+    NativeLibraries.assumeBackend(backend);
     Path target = pools.resolve("precious.txt");
     Files.write(target, "keep me".getBytes(StandardCharsets.UTF_8));
     Files.createSymbolicLink(pool, target);
@@ -131,6 +135,7 @@ class PoolSafetyTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void open_worldWritablePool_endsOwnerOnlyAndStaysWarm(String backend) throws IOException {
+    NativeLibraries.assumeBackend(backend);
     open(pool, backend, 8L * MB).shutdown();
     Files.setPosixFilePermissions(pool, PosixFilePermissions.fromString("rw-rw-rw-"));
     open(pool, backend, 8L * MB).shutdown();
@@ -140,6 +145,7 @@ class PoolSafetyTest {
   @ParameterizedTest
   @ValueSource(strings = {"dax", "llpl"})
   void open_directory_isRefused(String backend) throws IOException {
+    NativeLibraries.assumeBackend(backend);
     Files.createDirectory(pool);
     SettingException e = assertThrows(SettingException.class,
         () -> open(pool, backend, 8L * MB).shutdown());
