@@ -12,6 +12,7 @@ import io.tiercache.bucket.engine.Engines;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.write.Writers;
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
 import io.tiercache.core.file.Keys;
@@ -57,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * a slot of the block's size class ({@link SlabAllocator}, which evicts by CLOCK or moves a cold
  * slab when needed), serializes the block into the engine (in place for memory engines) with a
  * CRC32C, fills the slot record, then publishes the slot in the {@link BlockIndex} and the
- * {@link FileRegistry}. If the writer's queue is full the caller writes the block itself, but only
+ * {@link io.tiercache.core.file.FileRegistry}. If the writer's queue is full the caller writes the block itself, but only
  * into free space; it never evicts, and drops the block (counted) when no free space is left.
  * {@code waitWhenCache} callers write themselves and may evict.
  *
@@ -146,7 +147,7 @@ public final class BucketTier implements CacheTier {
    *     the engine that cannot be opened
    */
   public BucketTier(Configuration conf) {
-    this(BucketConfig.from(conf), "L2", ByteBuffAllocator.HEAP);
+    this(BucketConfig.from(ConfigReport.logOnce(conf)), "L2", ByteBuffAllocator.HEAP);
     this.applied = new Configuration(conf);
     LOG.info("TierCache {} started: {}; {}", name,
         CacheSettings.describe(conf, BucketConfig.SETTINGS), config);

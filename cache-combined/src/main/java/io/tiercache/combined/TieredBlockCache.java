@@ -5,6 +5,7 @@ package io.tiercache.combined;
 
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
@@ -271,6 +272,7 @@ public class TieredBlockCache extends CombinedBlockCache {
     }
 
     static Tiers build(Configuration conf) {
+      ConfigReport.logOnce(conf); // before any check: a typo is reported with the failure
       TieringMode.from(conf);
       CacheSettings.COMBINED_PROMOTE_HITS.get(conf);
       if (!CacheSettings.L2_SIZE.isSet(conf)) {

@@ -4,6 +4,7 @@
 package io.tiercache.lru;
 
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.ref.RefCounts;
@@ -94,7 +95,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
    * @throws io.tiercache.core.config.SettingException naming the key of an invalid value
    */
   public LruTier(Configuration conf) {
-    this(LruConfig.from(conf), "L1");
+    this(LruConfig.from(ConfigReport.logOnce(conf)), "L1");
     this.applied = new Configuration(conf);
     LOG.info("TierCache L1 started: {}", CacheSettings.describe(conf, LruConfig.SETTINGS));
   }

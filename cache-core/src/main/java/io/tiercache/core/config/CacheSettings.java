@@ -15,11 +15,14 @@ import org.apache.hadoop.conf.Configuration;
  *
  * <p>HBase's own keys keep their HBase meaning wherever the concept is the same, so an existing
  * {@code hbase-site.xml} works unchanged; settings that are new to TierCache live under
- * {@code tiercache.}. {@code docs/configuration.md} documents each key listed by {@link #all()},
- * and a test checks that the two agree.
+ * {@code tiercache.}. HBase 2.6 block-cache keys that TierCache accepts but does not read are
+ * declared here too, with the reason ({@link #ignored()}); {@link ConfigReport} reports them, and
+ * unknown keys, at start-up. {@code docs/configuration.md} documents each key listed by
+ * {@link #all()} and {@link #ignored()}, and a test checks that the two agree.
  */
 public final class CacheSettings {
   private static final List<Setting<?>> ALL = new ArrayList<>();
+  private static final List<IgnoredKey> IGNORED = new ArrayList<>();
 
   /** HBase's default bucket sizes ({@code BucketAllocator.DEFAULT_BUCKET_SIZES}). */
   private static final int[] HBASE_BUCKET_SIZES = {5 * 1024, 9 * 1024, 17 * 1024, 33 * 1024,
@@ -40,18 +43,21 @@ public final class CacheSettings {
   /** Share of the maximum heap given to the on-heap L1; HBase's key and default. */
   public static final Setting<Double> L1_HEAP_FRACTION = define(Setting.fraction(
       "hfile.block.cache.size", 0.4, 0.0, 1.0,
-      "Fraction of the maximum heap (-Xmx) used by the on-heap L1 when "
-          + "hfile.block.cache.memory.size is not set."));
+      "Fraction of the maximum heap (`-Xmx`) used by the L1 when "
+          + "`hfile.block.cache.memory.size` is not set. A value that leaves the L1 no memory "
+          + "(0.0) is an error for `LruTier`."));
 
   /** Explicit L1 size in bytes; overrides the heap fraction when positive (HBase 2.6 key). */
   public static final Setting<Long> L1_MEMORY_SIZE = define(Setting.bytes(
       "hfile.block.cache.memory.size", 0L, 0L, Long.MAX_VALUE / 2,
-      "Size of the on-heap L1. When set (> 0) it overrides hfile.block.cache.size."));
+      "Size of the L1. When set (> 0) it overrides `hfile.block.cache.size` (HBase 2.6 "
+          + "semantics)."));
 
   /** Typical block size; sizes the L1's frequency sketch. HBase's key and default. */
   public static final Setting<Long> BLOCK_SIZE_HINT = define(Setting.bytes(
       "hbase.blockcache.minblocksize", 64L * 1024, 1024L, 16L * 1024 * 1024,
-      "Expected block size. The L1 sizes its frequency sketch for maxSize / this many blocks."));
+      "Expected block size. The L1 sizes its frequency sketch for `maxSize / minblocksize` "
+          + "blocks and its index map likewise."));
 
   // ---------------------------------------------------------------------------------------------
   // L1 priorities and policy (HBase LruBlockCache keys, TierCache window)
@@ -60,36 +66,38 @@ public final class CacheSettings {
   /** Share of the L1 for blocks accessed once. */
   public static final Setting<Double> L1_SINGLE_SHARE = define(Setting.fraction(
       "hbase.lru.blockcache.single.percentage", 0.25, 0.0, 1.0,
-      "Share of the L1 for blocks read once (single-access priority). The three shares must add "
-          + "up to 1.0."));
+      "Share of the L1 for blocks read once (single-access priority). The three shares must "
+          + "add up to 1.0."));
 
   /** Share of the L1 for blocks accessed more than once. */
   public static final Setting<Double> L1_MULTI_SHARE = define(Setting.fraction(
       "hbase.lru.blockcache.multi.percentage", 0.50, 0.0, 1.0,
-      "Share of the L1 for blocks read more than once (multi-access priority)."));
+      "Share for blocks read more than once (multi-access priority)."));
 
   /** Share of the L1 for in-memory column families and index/bloom blocks. */
   public static final Setting<Double> L1_MEMORY_SHARE = define(Setting.fraction(
       "hbase.lru.blockcache.memory.percentage", 0.25, 0.0, 1.0,
-      "Share of the L1 for in-memory blocks: blocks of IN_MEMORY column families and "
-          + "index/bloom (meta) blocks."));
+      "Share for in-memory blocks: blocks of `IN_MEMORY` column families and index/bloom "
+          + "(meta) blocks."));
 
   /** Blocks whose heap size exceeds this are refused by the L1 and counted as failed inserts. */
   public static final Setting<Long> L1_MAX_BLOCK_SIZE = define(Setting.bytes(
       "hbase.lru.max.block.size", 16L * 1024 * 1024, 1024L, 1L << 30,
-      "Largest block the L1 accepts; larger blocks are refused and counted as failed inserts."));
+      "Largest block (by heap size) the L1 accepts. Larger blocks are refused and counted "
+          + "in `failedInserts`, never an error."));
 
   /** When true, in-memory blocks are evicted only once nothing else is left. */
   public static final Setting<Boolean> L1_IN_MEMORY_FORCE = define(Setting.bool(
       "hbase.lru.rs.inmemoryforcemode", false,
-      "When true, in-memory blocks may grow past their share: single- and multi-access blocks "
-          + "are evicted first."));
+      "When true, in-memory blocks may grow past their share: single- and multi-access "
+          + "blocks are evicted first."));
 
   /** Share of the single-access space that is the admission window (W-TinyLFU). */
   public static final Setting<Double> L1_WINDOW_SHARE = define(Setting.fraction(
       "tiercache.lru.window.percentage", 0.01, 0.0, 0.5,
-      "Share of the L1 that admits every new block before the frequency filter decides whether "
-          + "it may displace an older single-access block. Must not exceed the single share."));
+      "Share of the L1 that admits every new block before the frequency filter decides "
+          + "whether it may displace an older single-access block (the \"window\" of W-TinyLFU). "
+          + "Larger windows favour recency-heavy workloads."));
 
   // ---------------------------------------------------------------------------------------------
   // L2 (HBase BucketCache keys, TierCache slab settings)
@@ -100,14 +108,16 @@ public final class CacheSettings {
       "hbase.bucketcache.ioengine", "offheap",
       "offheap, file:PATH, files:PATH1,PATH2,..., mmap:PATH or pmem:PATH",
       v -> v.equals("offheap") || v.matches("(file|files|mmap|pmem):.+"),
-      "Storage of the L2: direct memory (offheap), one or more files, a memory-mapped file, or "
-          + "persistent memory (needs the cache-pmem jar)."));
+      "Storage of the L2: direct memory, one or more files (capacity split over them in "
+          + "whole slabs), a memory-mapped file, or persistent memory (needs the cache-pmem jar). "
+          + "`heap` (HBase's legacy engine) is rejected."));
 
   /** L2 capacity: HBase's megabytes, or a size with a unit. */
   public static final Setting<Long> L2_SIZE = define(Setting.megabytes(
       "hbase.bucketcache.size", null, 1L << 20, 1L << 50,
-      "Capacity of the L2. Rounded down to a whole number of slabs (logged at startup). For "
-          + "offheap, the L2's whole direct memory, its index and slot records included."));
+      "Capacity of the L2. A plain number is megabytes, as in HBase (`4096`); a size with a "
+          + "suffix is bytes (`4g`). Required for the L2. Rounded down to whole slabs (logged at "
+          + "startup)."));
 
   /** Slot sizes of the L2's size classes. */
   public static final Setting<int[]> L2_BUCKET_SIZES = define(Setting.custom(
@@ -115,7 +125,9 @@ public final class CacheSettings {
       "a comma-separated, strictly increasing list of multiples of 256, each at most the slab "
           + "size",
       CacheSettings::parseIntList, CacheSettings::validBucketSizes, CacheSettings::printIntList,
-      "Slot sizes of the L2's size classes; a block goes to the smallest slot that holds it."));
+      "Slot sizes of the L2's size classes (HBase's fourteen by default); a block goes to "
+          + "the smallest slot that holds its serialized form. Blocks larger than the largest "
+          + "size are refused and counted in `failedInserts`."));
 
   /** Writer threads draining the L2's write queues. */
   public static final Setting<Integer> L2_WRITER_THREADS = define(Setting.integer(
@@ -125,28 +137,29 @@ public final class CacheSettings {
   /** Capacity of each writer's queue. */
   public static final Setting<Integer> L2_WRITER_QUEUE = define(Setting.integer(
       "hbase.bucketcache.writer.queuelength", 64, 1, 1 << 20, "blocks",
-      "Blocks each writer's queue holds. When a queue is full the caller writes the block "
-          + "itself into free space without evicting, and drops it only when no free space is "
-          + "left: a full queue never drops a block while free space exists."));
+      "Blocks each writer's queue holds. A queued block is already a hit."));
 
   /** Where the L2's index checkpoint lives (file, files and mmap engines). */
   public static final Setting<String> L2_PERSISTENT_PATH = define(Setting.text(
       "hbase.bucketcache.persistent.path", null, "a file path", v -> !v.isEmpty(),
-      "Checkpoint file of the L2's index. When set with a persistent engine, the L2 is warm "
-          + "after a restart."));
+      "Checkpoint file of the L2's index. With a persistent engine (`file:`, `files:`, "
+          + "`mmap:`, `pmem:`) the L2 restores it at startup and serves hits at once, verifying "
+          + "each restored block's CRC32C on its first read (a mismatch drops the block)."));
 
   /** How often the L2 checkpoints its index (when it changed). HBase's key and default. */
   public static final Setting<Integer> L2_PERSIST_INTERVAL_MS = define(Setting.integer(
       "hbase.bucketcache.persist.intervalinmillis", 1000, 100, Integer.MAX_VALUE, "milliseconds",
-      "How often the L2 writes its index checkpoint, if anything changed since the last one. "
-          + "Also written at shutdown."));
+      "How often the L2 writes its checkpoint, when anything changed since the last one; "
+          + "also written at shutdown. A checkpoint costs about 35 bytes per cached block of "
+          + "sequential I/O."));
 
   /** How long I/O errors may last before the L2 disables itself. */
   public static final Setting<Integer> L2_ERRORS_TOLERATED_MS = define(Setting.integer(
       "hbase.bucketcache.ioengine.errors.tolerated.duration", 60_000, 0, Integer.MAX_VALUE,
       "milliseconds",
-      "An I/O error fails that one read or write (a miss). Errors that go on longer than this "
-          + "disable the L2, logged once; the RegionServer keeps serving from the L1 and HDFS."));
+      "An I/O error fails only that read (a miss) or write (the block is dropped). Errors "
+          + "that go on, with no success between, for longer than this disable the L2 with one "
+          + "log line; the RegionServer keeps serving."));
 
   /** Size of one slab. */
   public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(
@@ -154,15 +167,15 @@ public final class CacheSettings {
       "a power of two from 1m to 1g, at least the largest bucket size",
       Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && Long.bitCount(v) == 1,
       Sizes::format,
-      "Size of one slab. Each slab serves one size class; blocks never straddle slabs."));
+      "Size of one slab. Each slab serves one size class at a time; blocks never straddle "
+          + "slabs; cold slabs move to size classes that need room."));
 
   /** Back end of the {@code pmem:} engine (cache-pmem). */
   public static final Setting<String> PMEM_BACKEND = define(Setting.text(
       "tiercache.pmem.backend", "dax", "dax or llpl", v -> v.equals("dax") || v.equals("llpl"),
-      "How the pmem: engine reaches persistent memory: dax maps the pool file from Java (any "
-          + "fsdax or CXL-DAX file, JDK 11+, no native code); llpl uses Intel LLPL and "
-          + "libpmemobj1/libpmempool1 for cache-line flushes. A back end that cannot start is "
-          + "an error, never a switch to the other."));
+      "Back end of the `pmem:PATH` engine (cache-pmem): `dax` maps the pool file from Java "
+          + "(fsdax or CXL memory exposed as a DAX file; with `MAP_SYNC` where the filesystem "
+          + "supports it, flushes are cache-line write-backs; no native code);"));
 
   // ---------------------------------------------------------------------------------------------
   // The combined L1+L2 cache and the RegionServer hook
@@ -172,17 +185,17 @@ public final class CacheSettings {
   public static final Setting<String> COMBINED_MODE = define(Setting.text(
       "tiercache.combined.mode", "hbase", "one of hbase, exclusive, inclusive",
       v -> v.equals("hbase") || v.equals("exclusive") || v.equals("inclusive"),
-      "hbase: index and bloom blocks in the L1, data blocks in the L2 (HBase's CombinedBlockCache "
-          + "placement and hit accounting). exclusive: every block enters the L1; L1 victims move "
-          + "to the L2; L2 hits that pass the promotion rule move back. inclusive: every block is "
-          + "written to both tiers; L2 hits that pass the promotion rule are copied into the L1."));
+      "`hbase`: index and bloom blocks in the L1, data blocks in the L2, with HBase's "
+          + "`CombinedBlockCache` hit accounting. `exclusive`: every block enters the L1; L1 "
+          + "victims move to the L2; L2 hits that pass the promotion rule move back (one copy of "
+          + "each block)."));
 
   /** L2 hits a data block needs (recently) before exclusive/inclusive mode promotes it. */
   public static final Setting<Integer> COMBINED_PROMOTE_HITS = define(Setting.integer(
       "tiercache.combined.promote.min.hits", 2, 1, 15, "hits",
-      "In exclusive and inclusive mode, an L2 hit on a data block is promoted to the L1 once the "
-          + "block's recent L2 hit count (a count-min sketch estimate, halved periodically) "
-          + "reaches this. Index and bloom blocks are always promoted. 1 promotes every hit."));
+      "Exclusive and inclusive mode: an L2 hit on a data block promotes it to the L1 once "
+          + "its recent L2 hit count (count-min sketch, halved periodically) reaches this. Index "
+          + "and bloom blocks are always promoted; `1` promotes every hit."));
 
   /** The block cache TieredRegionServer installs. */
   public static final Setting<String> BLOCKCACHE_CLASS = define(Setting.text(
@@ -190,9 +203,70 @@ public final class CacheSettings {
       "the fully qualified name of a BlockCache with a public (Configuration) constructor that "
           + "is a ResizableBlockCache or a CombinedBlockCache",
       v -> !v.isEmpty(),
-      "Read by io.tiercache.combined.TieredRegionServer (hbase.regionserver.impl): the block "
-          + "cache it builds and installs before any region opens. A class that cannot be loaded "
-          + "or built stops the RegionServer."));
+      "Read by `io.tiercache.combined.TieredRegionServer` (set as "
+          + "`hbase.regionserver.impl`): the block cache it builds and installs before any region "
+          + "opens."));
+
+  // ---------------------------------------------------------------------------------------------
+  // HBase 2.6 block-cache keys TierCache does not read (reported when set; see ConfigReport).
+  // The list is every hbase.lru.* and hbase.bucketcache.* key of HBase 2.6.4's LruBlockCache,
+  // LruAdaptiveBlockCache, BucketCache, BlockCacheFactory and CacheConfig that is not read above,
+  // and hfile.block.cache.policy.
+  // ---------------------------------------------------------------------------------------------
+
+  static {
+    ignore("HBase evicts in batches on a background thread, from the acceptable factor down to "
+            + "the min factor. TierCache's L1 evicts on insert, exactly down to its maximum, so "
+            + "there is no batch to size.",
+        "hbase.lru.blockcache.min.factor", "hbase.lru.blockcache.acceptable.factor");
+    ignore("Guards HBase's cache against inserts outrunning its eviction thread; eviction here "
+            + "is synchronous and the size never passes the maximum.",
+        "hbase.lru.blockcache.hard.capacity.limit.factor");
+    ignore("Chooses among HBase's own L1 implementations; TierCache's L1 is chosen by class name "
+            + "(hbase.blockcache.class).",
+        "hfile.block.cache.policy");
+    ignore("Tune HBase's LruAdaptiveBlockCache, which stops caching some data blocks while "
+            + "eviction is heavy. TierCache's L1 always admits into its window and lets its "
+            + "frequency filter decide what an old block gives way to (W-TinyLFU).",
+        "hbase.lru.cache.heavy.eviction.count.limit",
+        "hbase.lru.cache.heavy.eviction.mb.size.limit",
+        "hbase.lru.cache.heavy.eviction.overhead.coefficient");
+    ignore("Tune HBase's batch freeSpace() scan. The L2 evicts incrementally per size class "
+            + "(CLOCK) as writes need room.",
+        "hbase.bucketcache.acceptfactor", "hbase.bucketcache.minfactor",
+        "hbase.bucketcache.extrafreefactor");
+    ignore("Shares of single-access, multi-access and in-memory blocks that HBase's batch "
+            + "freeSpace() keeps in its BucketCache. The L2 keeps no priority shares: CLOCK "
+            + "gives a block read again a second chance, and the L1 keeps HBase's priorities.",
+        "hbase.bucketcache.single.factor", "hbase.bucketcache.multi.factor",
+        "hbase.bucketcache.memory.factor");
+    ignore("How long HBase waits for queue space before dropping a block. The L2 does not wait: "
+            + "on a full queue the caller writes into free space, and drops only when none is "
+            + "left (eviction is the writers' work); waitWhenCache callers always write.",
+        "hbase.bucketcache.queue.addition.waittime");
+    ignore("Combined mode is the only mode since HBase 2.0.",
+        "hbase.bucketcache.combinedcache.enabled");
+    ignore("No longer read by HBase 2 either. The L1 is sized by hfile.block.cache.size or "
+            + "hfile.block.cache.memory.size, the L2 by hbase.bucketcache.size.",
+        "hbase.bucketcache.percentage.in.combinedcache");
+    ignore("Chunk size of HBase's protobuf persistence file. The L2 writes its own checkpoint "
+            + "(hbase.bucketcache.persistent.path), sequentially, about 35 bytes per block.",
+        "hbase.bucketcache.persistence.chunksize");
+    ignore("Digest HBase computes over its cache file to trust a restore. The L2 instead checks "
+            + "each restored block's CRC32C on its first read, and never trusts a checkpoint "
+            + "written for other geometry.",
+        "hbase.bucketcache.persistent.file.integrity.check.algorithm");
+    ignore("Age after which HBase evicts blocks of files no online region serves. The L2 has no "
+            + "such sweep: a file's blocks go when HBase evicts the file, and blocks never read "
+            + "again fall out under CLOCK.",
+        "hbase.bucketcache.block.orphan.evictgraceperiod.seconds");
+  }
+
+  private static void ignore(String reason, String... keys) {
+    for (String key : keys) {
+      IGNORED.add(new IgnoredKey(key, reason));
+    }
+  }
 
   private static int[] parseIntList(String text) {
     String[] parts = text.split(",");
@@ -226,6 +300,21 @@ public final class CacheSettings {
   /** Returns every key, in definition order. */
   public static List<Setting<?>> all() {
     return Collections.unmodifiableList(ALL);
+  }
+
+  /** Returns every HBase key TierCache accepts and does not read, in declaration order. */
+  public static List<IgnoredKey> ignored() {
+    return Collections.unmodifiableList(IGNORED);
+  }
+
+  /** Returns the ignored key named {@code key}; null if TierCache reads it or does not know it. */
+  public static IgnoredKey ignoredKey(String key) {
+    for (IgnoredKey k : IGNORED) {
+      if (k.key().equals(key)) {
+        return k;
+      }
+    }
+    return null;
   }
 
   /**
