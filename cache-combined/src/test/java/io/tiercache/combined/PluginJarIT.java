@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
@@ -22,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The plugin jar an operator drops into {@code $HBASE_HOME/lib}: TierCache's classes (with the
  * pmem engine registered for the L2's ServiceLoader) and LLPL, and nothing HBase or Hadoop
- * provide or ship at another version (Caffeine and Netty would appear relocated under
- * {@code io/tiercache/shaded/}).
+ * provide or ship at another version; a versioned manifest; TierCache's LICENSE and NOTICE, and
+ * the BSD-3-Clause licence of the LLPL it redistributes.
  */
 class PluginJarIT {
   @Test
@@ -54,13 +55,39 @@ class PluginJarIT {
     }
   }
 
+  @Test
+  void carriesVersionAndLegalFiles() throws IOException {
+    try (JarFile jar = new JarFile(pluginJar().toFile())) {
+      Attributes main = jar.getManifest().getMainAttributes();
+      assertEquals("TierCache plugin jar", main.getValue("Implementation-Title"));
+      String version = main.getValue("Implementation-Version");
+      assertTrue(version != null && pluginJar().getFileName().toString().contains(version),
+          "Implementation-Version " + version + " is not the jar's version");
+      assertTrue(text(jar, "META-INF/LICENSE").contains("Apache License"), "META-INF/LICENSE");
+      String notice = text(jar, "META-INF/NOTICE");
+      assertTrue(notice.contains("TierCache") && notice.contains("LLPL")
+          && notice.contains("Intel Corporation"), notice);
+      String llpl = text(jar, "META-INF/LICENSE-llpl.txt");
+      assertTrue(llpl.contains("Copyright (C) 2018 Intel Corporation")
+          && llpl.contains("BSD-3-Clause"), llpl);
+    }
+  }
+
+  private static String text(JarFile jar, String name) throws IOException {
+    JarEntry e = jar.getJarEntry(name);
+    assertTrue(e != null, "missing " + name);
+    try (InputStream in = jar.getInputStream(e)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
   private static Path pluginJar() throws IOException {
     try (DirectoryStream<Path> jars =
-        Files.newDirectoryStream(Paths.get("target"), "cache-combined-*-plugin.jar")) {
+        Files.newDirectoryStream(Paths.get("target"), "tiercache-combined-*-plugin.jar")) {
       for (Path p : jars) {
         return p;
       }
     }
-    throw new AssertionError("no target/cache-combined-*-plugin.jar: run mvn package first");
+    throw new AssertionError("no target/tiercache-combined-*-plugin.jar: run mvn package first");
   }
 }
