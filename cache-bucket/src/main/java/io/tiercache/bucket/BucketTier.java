@@ -173,7 +173,7 @@ public final class BucketTier implements CacheTier {
       Function<BucketConfig, Engine> opener, Executor restorer) {
     this.config = config;
     this.name = name;
-    this.stats = new TierStats(name);
+    this.stats = new TierStats(name, config.statsPeriods, config.statsPeriodMinutes);
     if (config.persistentPath != null) {
       Persistence.checkPath(config.persistentPath); // before an engine reserves its space
     }
@@ -937,6 +937,7 @@ public final class BucketTier implements CacheTier {
     if (inEngine.get() == 0) {
       closeEngine();
     }
+    stats.stop();
     LOG.info("{} shut down: {}", name, stats);
   }
 
