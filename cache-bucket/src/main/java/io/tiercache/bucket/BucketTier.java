@@ -33,6 +33,7 @@ import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+import org.apache.hadoop.hbase.io.HeapSize;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
@@ -94,7 +95,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Concurrency</h2>
  * Any thread may call any method. Lock order: key stripe, then index segment, then allocator.
  */
-public final class BucketTier implements CacheTier {
+public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
   private final BucketConfig config;
@@ -998,6 +999,21 @@ public final class BucketTier implements CacheTier {
   @Override
   public long getDataBlockCount() {
     return store.dataBlocks();
+  }
+
+  /**
+   * The L2's own footprint on the Java heap (HBase's {@code HeapSize}, which
+   * {@code CombinedBlockCache#heapSize} adds to the L1's): the file registry (11-21 bytes per
+   * written block, about 100 per file) plus the blocks still queued for a writer. The blocks
+   * themselves, the index and the slot records are off heap and not counted. O(files + queue).
+   */
+  @Override
+  public long heapSize() {
+    long queued = 0;
+    for (Pending p : pending.values()) {
+      queued += p.block.heapSize();
+    }
+    return store.files.heapBytes() + queued;
   }
 
   /** Per-size-class slab use and waste. */
