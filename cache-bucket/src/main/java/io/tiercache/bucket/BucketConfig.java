@@ -15,6 +15,7 @@ import static io.tiercache.core.config.CacheSettings.L2_WRITER_THREADS;
 import static io.tiercache.core.config.CacheSettings.PMEM_BACKEND;
 
 import io.tiercache.bucket.alloc.SizeClasses;
+import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.Setting;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
@@ -32,7 +33,8 @@ import org.apache.hadoop.conf.Configuration;
 public final class BucketConfig {
   static final List<Setting<?>> SETTINGS = Arrays.asList(L2_IOENGINE, L2_SIZE, L2_BUCKET_SIZES,
       L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
-      L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND);
+      L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND, CacheSettings.STATS_PERIODS,
+      CacheSettings.STATS_PERIOD_MINUTES);
 
   /** The settings an L2 can change at run time ({@code onConfigurationChange}). */
   static final List<Setting<?>> RUNTIME = Arrays.asList(L2_PERSIST_INTERVAL_MS,
@@ -41,7 +43,7 @@ public final class BucketConfig {
   /** The settings an L2 reads at start-up only: its engine, geometry and threads. */
   static final List<Setting<?>> START_ONLY = Arrays.asList(L2_IOENGINE, L2_SIZE,
       L2_BUCKET_SIZES, L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_SLAB_SIZE,
-      PMEM_BACKEND);
+      PMEM_BACKEND, CacheSettings.STATS_PERIODS, CacheSettings.STATS_PERIOD_MINUTES);
 
   final String ioEngine;
   /** {@code hbase.bucketcache.size}. */
@@ -55,6 +57,12 @@ public final class BucketConfig {
   final String persistentPath;
   final int errorsToleratedMs;
   final int persistIntervalMs;
+  /**
+   * HBase's stats window ({@code hbase.blockcache.stats.*}); read from a Configuration only: a
+   * tier built in code rolls no window (no timer thread).
+   */
+  int statsPeriods = 1;
+  int statsPeriodMinutes;
   /** Engine keys passed to a provided engine as text ({@code EngineProvider#open}). */
   final Map<String, String> engineOptions;
 
@@ -108,10 +116,14 @@ public final class BucketConfig {
       throw new SettingException(L2_SIZE.key(), "the L2 needs a capacity; expected "
           + L2_SIZE.range());
     }
-    return new BucketConfig(L2_IOENGINE.get(conf), size, L2_BUCKET_SIZES.get(conf),
-        L2_SLAB_SIZE.get(conf), L2_WRITER_THREADS.get(conf), L2_WRITER_QUEUE.get(conf),
-        L2_PERSISTENT_PATH.get(conf), L2_PERSIST_INTERVAL_MS.get(conf),
-        L2_ERRORS_TOLERATED_MS.get(conf), PMEM_BACKEND.get(conf));
+    BucketConfig config = new BucketConfig(L2_IOENGINE.get(conf), size,
+        L2_BUCKET_SIZES.get(conf), L2_SLAB_SIZE.get(conf), L2_WRITER_THREADS.get(conf),
+        L2_WRITER_QUEUE.get(conf), L2_PERSISTENT_PATH.get(conf),
+        L2_PERSIST_INTERVAL_MS.get(conf), L2_ERRORS_TOLERATED_MS.get(conf),
+        PMEM_BACKEND.get(conf));
+    config.statsPeriods = CacheSettings.STATS_PERIODS.get(conf);
+    config.statsPeriodMinutes = CacheSettings.STATS_PERIOD_MINUTES.get(conf);
+    return config;
   }
 
   static boolean isOffHeap(String ioEngine) {

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,6 +34,7 @@ import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+import org.apache.hadoop.hbase.io.HeapSize;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
@@ -94,7 +96,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Concurrency</h2>
  * Any thread may call any method. Lock order: key stripe, then index segment, then allocator.
  */
-public final class BucketTier implements CacheTier {
+public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
   private final BucketConfig config;
@@ -109,6 +111,7 @@ public final class BucketTier implements CacheTier {
   private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
   private final Writers<Pending> writers;
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
+  private final Restore restore;
   private final FileResidency residency;
   /** The configuration the current settings were read from (empty for a tier built in code). */
   private volatile Configuration applied = new Configuration(false);
@@ -154,16 +157,25 @@ public final class BucketTier implements CacheTier {
   }
 
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers) {
-    this(config, name, buffers, c -> Engines.open(c.ioEngine, c.capacity, c.slabSize,
-        c.slotSizes(), c.engineOptions));
+    this(config, name, buffers, BucketTier::openEngine);
+  }
+
+  static Engine openEngine(BucketConfig c) {
+    return Engines.open(c.ioEngine, c.capacity, c.slabSize, c.slotSizes(), c.engineOptions);
   }
 
   /** As above, with the engine opened by {@code opener} (tests wrap engines to inject faults). */
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
       Function<BucketConfig, Engine> opener) {
+    this(config, name, buffers, opener, Restore.threadPerRestore(name));
+  }
+
+  /** As above, with the background restore run by {@code restorer} (tests pace it). */
+  BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
+      Function<BucketConfig, Engine> opener, Executor restorer) {
     this.config = config;
     this.name = name;
-    this.stats = new TierStats(name);
+    this.stats = new TierStats(name, config.statsPeriods, config.statsPeriodMinutes);
     if (config.persistentPath != null) {
       Persistence.checkPath(config.persistentPath); // before an engine reserves its space
     }
@@ -191,7 +203,7 @@ public final class BucketTier implements CacheTier {
           && (durable != null || config.persistentPath != null);
       this.codec = new BlockCodec(engine, buffers);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-      this.checkpoints = Checkpoints.start(name, config, engine, slabs, store, this::checkpoint);
+      this.checkpoints = Checkpoints.open(name, config, engine, slabs, store, this::checkpoint);
     } catch (RuntimeException | Error e) {
       try {
         engine.close(); // nothing else holds it yet: its files and locks are released now
@@ -202,6 +214,48 @@ public final class BucketTier implements CacheTier {
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
         this::write);
+    if ((engine.durableIndex() != null && engine.hasDurableRecords())
+        || (checkpoints != null && checkpoints.exists())) {
+      this.restore = new Restore(name); // off the start-up path: the tier answers at once
+      restore.start(restorer, this::restoreIndex, this::replay, this::restored);
+    } else {
+      this.restore = Restore.none(name); // nothing to restore: a cold start, ready now
+      if (checkpoints != null) {
+        checkpoints.restore(); // finds no file: logs the cold start
+        checkpoints.schedule();
+      }
+    }
+  }
+
+  /** The restore's work, on its thread: the index from the durable index or the checkpoint. */
+  private void restoreIndex() {
+    if (!enterEngine()) {
+      return; // shut down before it began
+    }
+    try {
+      DurableIndex durable = engine.durableIndex();
+      if (durable != null) {
+        Checkpoints.restoreDurable(name, durable, slabs, store);
+      } else {
+        checkpoints.restore();
+      }
+    } finally {
+      exitEngine();
+    }
+  }
+
+  /** Applies again an eviction made while the restore ran. */
+  private void replay(Restore.Eviction e) {
+    if (!closed.get()) {
+      evictFile(e.file, e.from, e.to);
+    }
+  }
+
+  /** After the restore: periodic checkpoints start. */
+  private void restored() {
+    if (checkpoints != null && !closed.get()) {
+      checkpoints.schedule();
+    }
   }
 
   /** Returns a builder for an L2 configured in code. */
@@ -366,6 +420,10 @@ public final class BucketTier implements CacheTier {
   private void insert(BlockCacheKey key, Cacheable buf, boolean inMemory,
       boolean waitWhenCache) {
     if (closed.get() || faults.disabled()) {
+      return;
+    }
+    if (restore.running()) {
+      restore.droppedInsert(); // the restore claims the slots its records name
       return;
     }
     int sizeClass = config.classes.classOf(buf.getSerializedLength());
@@ -647,6 +705,7 @@ public final class BucketTier implements CacheTier {
   @Override
   public boolean evictBlock(BlockCacheKey key) {
     try {
+      restore.evicting(key.getHfileName(), key.getOffset(), key.getOffset());
       return store.evict(key, () -> pending.remove(key) != null);
     } catch (Throwable t) {
       unexpected("evictBlock of " + key, t);
@@ -672,6 +731,7 @@ public final class BucketTier implements CacheTier {
     }
     try {
       residency.forget(hfileName);
+      restore.evicting(hfileName, initOffset, endOffset);
       return evictFile(hfileName, initOffset, endOffset);
     } catch (Throwable t) {
       unexpected("evictBlocksByHfileName of " + hfileName, t);
@@ -762,6 +822,49 @@ public final class BucketTier implements CacheTier {
     }
   }
 
+  /**
+   * Whether the tier serves: not shut down, not disabled by faults. (HBase 3.0's
+   * {@code BlockCache#isCacheEnabled}; declared without {@code @Override} since 2.6 lacks it.)
+   * A tier still restoring is enabled: it serves what it has restored so far.
+   */
+  public boolean isCacheEnabled() {
+    return !closed.get() && !faults.disabled();
+  }
+
+  /**
+   * Waits up to {@code timeoutMs} milliseconds for the background restore to end; returns
+   * whether the tier is then restored and enabled. (HBase 3.0's
+   * {@code BlockCache#waitForCacheInitialization}, declared without {@code @Override}.)
+   */
+  public boolean waitForCacheInitialization(long timeoutMs) {
+    try {
+      return restore.await(timeoutMs) && isCacheEnabled();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void awaitRestore() {
+    try {
+      if (!restore.await(TimeUnit.MINUTES.toMillis(10))) {
+        LOG.error("{}: the restore did not end in 10 minutes; shutting down without it", name);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Whether the index restore at start has ended (at once when there was nothing to restore). */
+  public boolean isRestored() {
+    return restore.finished();
+  }
+
+  /** Inserts dropped because they came while the index was being restored. */
+  public long insertsDroppedWhileRestoring() {
+    return restore.droppedInserts();
+  }
+
   /** Blocks until queued writes are applied (up to {@code timeoutMs}); true if they were. */
   public boolean flush(long timeoutMs) {
     try {
@@ -777,8 +880,8 @@ public final class BucketTier implements CacheTier {
    * with {@code hbase.bucketcache.persistent.path} only); returns whether one was written.
    */
   public boolean checkpoint() throws IOException {
-    if (checkpoints == null || !enterEngine()) {
-      return false;
+    if (checkpoints == null || !restore.finished() || !enterEngine()) {
+      return false; // none while restoring: a partial index would make the next start colder
     }
     try {
       return checkpoints.writeIfChanged();
@@ -815,6 +918,12 @@ public final class BucketTier implements CacheTier {
     if (closed.get()) {
       return;
     }
+    if (!restore.finished()) {
+      // The restore holds the engine; it is bounded (it reads records, never blocks), so wait
+      // for it: when shutdown returns the engine and its lock are released.
+      LOG.info("{}: shut down while restoring; waiting for the restore to end", name);
+      awaitRestore();
+    }
     if (checkpoints != null) {
       flush(10_000);
       checkpoints.writeQuietly();
@@ -830,6 +939,7 @@ public final class BucketTier implements CacheTier {
     if (inEngine.get() == 0) {
       closeEngine();
     }
+    stats.stop();
     LOG.info("{} shut down: {}", name, stats);
   }
 
@@ -890,6 +1000,21 @@ public final class BucketTier implements CacheTier {
   @Override
   public long getDataBlockCount() {
     return store.dataBlocks();
+  }
+
+  /**
+   * The L2's own footprint on the Java heap (HBase's {@code HeapSize}, which
+   * {@code CombinedBlockCache#heapSize} adds to the L1's): the file registry (11-21 bytes per
+   * written block, about 100 per file) plus the blocks still queued for a writer. The blocks
+   * themselves, the index and the slot records are off heap and not counted. O(files + queue).
+   */
+  @Override
+  public long heapSize() {
+    long queued = 0;
+    for (Pending p : pending.values()) {
+      queued += p.block.heapSize();
+    }
+    return store.files.heapBytes() + queued;
   }
 
   /** Per-size-class slab use and waste. */

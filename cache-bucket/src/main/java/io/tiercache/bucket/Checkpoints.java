@@ -18,10 +18,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The L2's index checkpoints for the {@code file}, {@code files} and {@code mmap} engines with
- * {@code hbase.bucketcache.persistent.path}: restores the index at start, then writes a
+ * {@code hbase.bucketcache.persistent.path}: restores the index at start (on the tier's
+ * {@link Restore} thread), then writes a
  * checkpoint every {@code hbase.bucketcache.persist.intervalinmillis} when the index changed, on
  * one daemon thread, and once more at shutdown. {@link Persistence} holds the file format.
- * {@link #start} chooses: an engine with its own durable index is restored from it instead, and
+ * {@link #open} chooses: an engine with its own durable index is restored from it instead, and
  * has no checkpoints.
  *
  * <h2>Concurrency</h2>
@@ -49,7 +50,7 @@ final class Checkpoints {
   private final FailureLog failures = new FailureLog(FailureLog.INTERVAL_NANOS);
   private long written; // guarded by this: the store's mutation count at the last checkpoint
 
-  /** Restores the index from the checkpoint (a cold start if there is none) and schedules. */
+  /** Keeps the checkpoint of {@code persistence}; {@link #restore} and {@link #schedule} follow. */
   Checkpoints(String name, Persistence persistence, BlockStore store, int intervalMs,
       Callable<Boolean> guardedWrite) {
     this.name = name;
@@ -57,18 +58,26 @@ final class Checkpoints {
     this.store = store;
     this.guardedWrite = guardedWrite;
     this.intervalMs = intervalMs;
-    try {
-      persistence.restore(h -> store.account(h, +1));
-    } catch (RuntimeException | Error e) {
-      persistence.close();
-      throw e;
-    }
-    this.written = store.mutations();
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tiercache-" + name + "-checkpoint");
       t.setDaemon(true);
       return t;
     });
+  }
+
+  /** Restores the index from the checkpoint (a cold start if there is none). */
+  synchronized void restore() {
+    persistence.restore(h -> store.account(h, +1));
+    written = store.mutations();
+  }
+
+  /** Whether a checkpoint file is there to restore from. */
+  boolean exists() {
+    return persistence.exists();
+  }
+
+  /** Starts the periodic checkpoints (after the restore). */
+  void schedule() {
     scheduleNext();
   }
 
@@ -95,20 +104,17 @@ final class Checkpoints {
   }
 
   /**
-   * Restores the tier's index at start: from the engine's own durable index (then returns null:
-   * nothing to checkpoint), or from the checkpoint file of a persistent engine with
-   * {@code hbase.bucketcache.persistent.path} (then returns the Checkpoints that keep it).
+   * The checkpoints of a persistent engine with {@code hbase.bucketcache.persistent.path}, or
+   * null: none configured, or an engine with its own durable index (which is restored from that
+   * instead, see {@link #restoreDurable}).
    */
-  static Checkpoints start(String name, BucketConfig config, Engine engine, SlabAllocator slabs,
+  static Checkpoints open(String name, BucketConfig config, Engine engine, SlabAllocator slabs,
       BlockStore store, Callable<Boolean> guardedWrite) {
-    DurableIndex durable = engine.durableIndex();
-    if (durable != null) {
+    if (engine.durableIndex() != null) {
       if (config.persistentPath != null) {
         LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
             CacheSettings.L2_PERSISTENT_PATH.key());
       }
-      Persistence.restore(name, durable, slabs, store.index, store.files,
-          h -> store.account(h, +1));
       return null;
     }
     if (config.persistentPath == null || !engine.isPersistent()) {
@@ -116,6 +122,13 @@ final class Checkpoints {
     }
     return new Checkpoints(name, new Persistence(name, config, engine, slabs, store.index,
         store.files), store, config.persistIntervalMs, guardedWrite);
+  }
+
+  /** Restores the index from the engine's own durable index ({@code pmem:}). */
+  static void restoreDurable(String name, DurableIndex durable, SlabAllocator slabs,
+      BlockStore store) {
+    Persistence.restore(name, durable, slabs, store.index, store.files,
+        h -> store.account(h, +1));
   }
 
   /** Writes a checkpoint if the index changed since the last one; returns whether it did. */

@@ -15,6 +15,8 @@ import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import java.io.IOException;
 import java.nio.file.InvalidPathException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -125,6 +127,11 @@ final class Persistence {
   }
 
   /** Restores what the checkpoint holds; {@code published} accounts each restored slot. */
+  /** Whether a checkpoint file is there (it may still prove unusable when read). */
+  boolean exists() {
+    return Files.exists(path, LinkOption.NOFOLLOW_LINKS);
+  }
+
   int restore(LongConsumer published) {
     long start = System.nanoTime();
     Checkpoint.Loaded loaded;

@@ -50,7 +50,13 @@ class BucketTierPersistenceTest {
     if (bucketSizes.length > 0) {
       b.bucketSizes(bucketSizes);
     }
-    return b.build();
+    return restored(b.build());
+  }
+
+  /** Waits for the background restore, so the test reads what a finished restore holds. */
+  private static BucketTier restored(BucketTier t) {
+    assertTrue(t.waitForCacheInitialization(60_000), "restore did not finish");
+    return t;
   }
 
   private static BlockCacheKey key(int i) {

@@ -46,6 +46,16 @@ public final class ExternalL2Cache extends ForwardingBlockCache implements Cache
     return (BucketTier) delegate();
   }
 
+  /** HBase 3.0's {@code isCacheEnabled} (no {@code @Override}: 2.6 lacks it). */
+  public boolean isCacheEnabled() {
+    return tier().isCacheEnabled();
+  }
+
+  /** HBase 3.0's {@code waitForCacheInitialization}: waits for the background restore. */
+  public boolean waitForCacheInitialization(long timeoutMs) {
+    return tier().waitForCacheInitialization(timeoutMs);
+  }
+
   @Override
   public String name() {
     return delegate().name();

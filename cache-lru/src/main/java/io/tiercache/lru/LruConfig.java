@@ -13,6 +13,7 @@ import static io.tiercache.core.config.CacheSettings.L1_MULTI_SHARE;
 import static io.tiercache.core.config.CacheSettings.L1_SINGLE_SHARE;
 import static io.tiercache.core.config.CacheSettings.L1_WINDOW_SHARE;
 
+import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.Setting;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
@@ -30,7 +31,8 @@ public final class LruConfig {
   /** The settings an L1 reads, in the order the startup log prints them. */
   static final List<Setting<?>> SETTINGS = Arrays.asList(L1_HEAP_FRACTION, L1_MEMORY_SIZE,
       BLOCK_SIZE_HINT, L1_SINGLE_SHARE, L1_MULTI_SHARE, L1_MEMORY_SHARE, L1_MAX_BLOCK_SIZE,
-      L1_IN_MEMORY_FORCE, L1_WINDOW_SHARE);
+      L1_IN_MEMORY_FORCE, L1_WINDOW_SHARE, CacheSettings.STATS_PERIODS,
+      CacheSettings.STATS_PERIOD_MINUTES);
 
   /**
    * Largest share of the heap the L1 may take: HBase requires block cache plus memstores to
@@ -38,6 +40,13 @@ public final class LruConfig {
    * {@code hfile.block.cache.size} &lt;= 0.8), so an L1 alone above 0.8 can never run.
    */
   static final double MAX_HEAP_SHARE = 0.8;
+
+  /**
+   * HBase's stats window ({@code hbase.blockcache.stats.*}); read from a Configuration only: a
+   * tier built in code rolls no window (no timer thread).
+   */
+  int statsPeriods = 1;
+  int statsPeriodMinutes;
 
   final long maxSize;
   final long blockSizeHint;
@@ -105,9 +114,12 @@ public final class LruConfig {
           + Sizes.format(limit) + " (HBase leaves at least 20% of the heap to everything but "
           + "the block cache and memstores)");
     }
-    return new LruConfig(maxSize, BLOCK_SIZE_HINT.get(conf), L1_SINGLE_SHARE.get(conf),
-        L1_MULTI_SHARE.get(conf), L1_MEMORY_SHARE.get(conf), L1_WINDOW_SHARE.get(conf),
-        L1_MAX_BLOCK_SIZE.get(conf), L1_IN_MEMORY_FORCE.get(conf));
+    LruConfig config = new LruConfig(maxSize, BLOCK_SIZE_HINT.get(conf),
+        L1_SINGLE_SHARE.get(conf), L1_MULTI_SHARE.get(conf), L1_MEMORY_SHARE.get(conf),
+        L1_WINDOW_SHARE.get(conf), L1_MAX_BLOCK_SIZE.get(conf), L1_IN_MEMORY_FORCE.get(conf));
+    config.statsPeriods = CacheSettings.STATS_PERIODS.get(conf);
+    config.statsPeriodMinutes = CacheSettings.STATS_PERIOD_MINUTES.get(conf);
+    return config;
   }
 
   /**
@@ -118,7 +130,8 @@ public final class LruConfig {
       L1_MULTI_SHARE, L1_MEMORY_SHARE, L1_MAX_BLOCK_SIZE, L1_IN_MEMORY_FORCE, L1_WINDOW_SHARE);
 
   /** The size settings, read at start-up only. */
-  static final List<Setting<?>> START_ONLY = Arrays.asList(L1_HEAP_FRACTION, L1_MEMORY_SIZE);
+  static final List<Setting<?>> START_ONLY = Arrays.asList(L1_HEAP_FRACTION, L1_MEMORY_SIZE,
+      CacheSettings.STATS_PERIODS, CacheSettings.STATS_PERIOD_MINUTES);
 
   /**
    * This L1's settings re-read from {@code conf}, keeping its size {@code maxSize}.

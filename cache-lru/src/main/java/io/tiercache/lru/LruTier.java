@@ -103,7 +103,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   LruTier(LruConfig config, String name) {
     this.config = config;
     this.name = name;
-    this.stats = new TierStats(name);
+    this.stats = new TierStats(name, config.statsPeriods, config.statsPeriodMinutes);
     this.maxSize = config.maxSize;
     this.policy = new Policy(config, stats);
     this.map = new ConcurrentHashMap<>(
@@ -440,6 +440,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     for (Node n : all) {
       n.block.release();
     }
+    stats.stop();
     LOG.info("{} shut down: {}", name, stats);
   }
 

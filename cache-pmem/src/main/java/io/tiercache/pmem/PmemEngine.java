@@ -44,9 +44,13 @@ final class PmemEngine implements Engine {
   private final PmemRegion region;
   private final PoolIndex index;
   private final FileGuard.Lock lock;
+  /** Created or re-formatted by this open: no record to restore. */
+  private final boolean formatted;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private PmemEngine(Path path, PoolLayout layout, PmemRegion region, FileGuard.Lock lock) {
+  private PmemEngine(Path path, PoolLayout layout, PmemRegion region, FileGuard.Lock lock,
+      boolean formatted) {
+    this.formatted = formatted;
     this.path = path;
     this.layout = layout;
     this.region = region;
@@ -104,7 +108,7 @@ final class PmemEngine implements Engine {
         }
         PoolIndex.format(region, layout, !fresh);
       }
-      PmemEngine engine = new PmemEngine(path, layout, region, lock);
+      PmemEngine engine = new PmemEngine(path, layout, region, lock, fresh || mismatch != null);
       LOG.info("pmem: opened pool {} with the {} back end", path, region.describe());
       return engine;
     } catch (RuntimeException | Error e) {
@@ -148,6 +152,11 @@ final class PmemEngine implements Engine {
   @Override
   public boolean isPersistent() {
     return true;
+  }
+
+  @Override
+  public boolean hasDurableRecords() {
+    return !formatted;
   }
 
   @Override

@@ -22,9 +22,14 @@ public final class CrashWriter {
 
   private CrashWriter() {}
 
+  /** Opens the pool and waits for its background restore, so the caller sees all of it. */
   static BucketTier open(String pool, String backend) {
-    return BucketTier.builder().ioEngine("pmem:" + pool).pmemBackend(backend)
+    BucketTier t = BucketTier.builder().ioEngine("pmem:" + pool).pmemBackend(backend)
         .capacity(4L * MB).slabSize(MB).bucketSizes(SIZES).writers(1, 8).build();
+    if (!t.waitForCacheInitialization(60_000)) {
+      throw new AssertionError("the restore of " + pool + " did not finish in 60 s");
+    }
+    return t;
   }
 
   static BlockCacheKey key(int i) {

@@ -42,7 +42,9 @@ class PmemRestartTest {
     BucketTierBuilder b = BucketTier.builder().ioEngine("pmem:" + pool).pmemBackend(backend)
         .capacity(8L * MB).slabSize(MB).writers(1, 8);
     b.bucketSizes(bucketSizes.length > 0 ? bucketSizes : SIZES);
-    return b.build();
+    BucketTier t = b.build();
+    assertTrue(t.waitForCacheInitialization(60_000), "restore did not finish");
+    return t;
   }
 
   static BlockCacheKey key(int i) {

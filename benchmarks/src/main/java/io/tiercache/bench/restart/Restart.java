@@ -148,6 +148,9 @@ public final class Restart {
       if (hit != null) {
         hit.release();
       }
+      if (cache instanceof BucketTier) { // the restore goes on in the background: count it all
+        ((BucketTier) cache).waitForCacheInitialization(300_000);
+      }
       r.restored = cache.getBlockCount();
     }
     r.hitNanos = hitLatency(cache, files, blocks);

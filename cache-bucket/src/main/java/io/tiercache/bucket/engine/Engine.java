@@ -67,6 +67,14 @@ public interface Engine extends Closeable {
     return null;
   }
 
+  /**
+   * Whether the {@link #durableIndex} may hold records from before this open (false for a pool
+   * just created or re-formatted: the L2 then has nothing to restore and starts at once).
+   */
+  default boolean hasDurableRecords() {
+    return durableIndex() != null;
+  }
+
   /** The engine as configured, e.g. {@code offheap} or {@code file:/data/cache.bin}. */
   String describe();
 

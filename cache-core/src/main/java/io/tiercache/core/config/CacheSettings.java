@@ -161,6 +161,18 @@ public final class CacheSettings {
           + "that go on, with no success between, for longer than this disable the L2 with one "
           + "log line; the RegionServer keeps serving."));
 
+  /** Periods in the window of HBase's "past N periods" cache metrics. */
+  public static final Setting<Integer> STATS_PERIODS = define(Setting.integer(
+      "hbase.blockcache.stats.periods", 12, 1, 10_000, "periods",
+      "Periods in the window behind HBase's 'hit ratio past N periods' metrics of each tier "
+          + "(as HBase's caches); with hbase.blockcache.stats.period.minutes above 0 and more "
+          + "than one period, each tier rolls its window on a timer."));
+
+  /** Length of one stats period. */
+  public static final Setting<Integer> STATS_PERIOD_MINUTES = define(Setting.integer(
+      "hbase.blockcache.stats.period.minutes", 5, 0, 525_600, "minutes",
+      "Length of one period of the 'past N periods' metrics; 0 keeps the window from rolling."));
+
   /** Size of one slab. */
   public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(
       "tiercache.bucket.slab.size", "bytes", 4L << 20,

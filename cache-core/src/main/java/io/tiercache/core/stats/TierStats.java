@@ -19,8 +19,8 @@ import org.apache.hadoop.hbase.io.hfile.CacheStats;
  * </ul>
  *
  * <p>Concurrency: every counter is a {@link LongAdder} or HBase's own thread-safe counter; any
- * thread may update and read them. No roller thread is started (HBase starts one only when a
- * period is configured).
+ * thread may update and read them. A roller thread runs only for stats built with periods
+ * ({@link #TierStats(String, int, int)}), as HBase's caches do; {@link #stop()} ends it.
  */
 public class TierStats extends CacheStats {
   private final LongAdder admissionRejected = new LongAdder();
@@ -28,6 +28,23 @@ public class TierStats extends CacheStats {
 
   public TierStats(String name) {
     super(name);
+  }
+
+  /**
+   * Stats whose "past N periods" window has {@code periods} periods of {@code periodMinutes}
+   * each, rolled by HBase's own timer ({@code hbase.blockcache.stats.periods},
+   * {@code hbase.blockcache.stats.period.minutes}); no timer when either is too small to roll.
+   * {@link #stop()} ends the timer.
+   */
+  public TierStats(String name, int periods, int periodMinutes) {
+    super(name, periods, periodMinutes);
+  }
+
+  /** Stops the period roller, if any (the tier's shutdown). */
+  public void stop() {
+    if (getMetricsRollerScheduler() != null) {
+      getMetricsRollerScheduler().shutdownNow();
+    }
   }
 
   /** Counts one new block kept out by the admission filter. */
