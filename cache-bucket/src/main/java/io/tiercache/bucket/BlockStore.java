@@ -110,9 +110,14 @@ final class BlockStore {
   }
 
   /**
-   * Publishes the written slot {@code h} under {@code key} if {@code stillWanted} (checked under
-   * the key's lock) says so; the slot record must already be filled except for the file id.
-   * Returns false if the block is no longer wanted (the caller frees the slot).
+   * Publishes the written slot {@code h} under {@code key} if its slab takes publications (not
+   * while it drains) and then {@code stillWanted} (checked under the key's lock) says so. Returns
+   * false if the block was not published; the caller frees the slot. {@code stillWanted} is not
+   * asked when the slab drains, so the caller can tell that case and write the block elsewhere.
+   *
+   * <p>Order under the key's lock: record filled, slot marked published (allocator lock), index.
+   * A drain that lists the slot thus reads its finished record and then evicts it under this
+   * same lock, after the index holds it; a drain that started first makes the mark fail.
    */
   boolean publish(BlockCacheKey key, long h, int length, int checksum, int flags,
       int deserializer, int type, BooleanSupplier stillWanted) {
@@ -120,7 +125,13 @@ final class BlockStore {
     ReentrantLock lock = stripe(key.getOffset());
     lock.lock();
     try {
-      if (!stillWanted.getAsBoolean()) {
+      int fileId = files.add(key.getHfileName(), key.getOffset());
+      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
+          now());
+      if (!slabs.markPublished(h) || !stillWanted.getAsBoolean()) {
+        if (index.peek(fileId, key.getOffset()) == Handles.NONE) {
+          files.remove(key.getHfileName(), key.getOffset());
+        }
         return false;
       }
       if (durable != null) {
@@ -128,9 +139,6 @@ final class BlockStore {
             key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
             type);
       }
-      int fileId = files.add(key.getHfileName(), key.getOffset());
-      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
-          now());
       replaced = index.put(fileId, key.getOffset(), h);
       if (replaced != Handles.NONE) {
         forget(replaced);

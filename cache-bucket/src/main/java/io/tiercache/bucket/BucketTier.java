@@ -85,6 +85,9 @@ import org.slf4j.LoggerFactory;
 public final class BucketTier implements CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
+  /** Slots a block is written to before it is dropped because each one's slab drained. */
+  private static final int PUBLISH_ATTEMPTS = 3;
+
   private final BucketConfig config;
   private final String name;
   private final Engine engine;
@@ -102,24 +105,6 @@ public final class BucketTier implements CacheTier {
   private final LongAdder fullQueueDrops = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean engineClosed = new AtomicBoolean();
-
-  /** A block accepted by {@code cacheBlock} and not yet in a slot. */
-  static final class Pending {
-    final BlockCacheKey key;
-    final Cacheable block;
-    final boolean inMemory;
-
-    Pending(BlockCacheKey key, Cacheable block, boolean inMemory) {
-      this.key = key;
-      this.block = block;
-      this.inMemory = inMemory;
-    }
-
-    @Override
-    public String toString() {
-      return "pending " + key;
-    }
-  }
 
   /**
    * Builds an L2 from HBase configuration keys.
@@ -326,9 +311,14 @@ public final class BucketTier implements CacheTier {
 
   /**
    * Writes a pending block into {@code slot} (or a slot allocated here, evicting as needed, if
-   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published.
+   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published. A
+   * slot whose slab started draining while the block was written is refused publication
+   * ({@link BlockStore#publish}); the block is then written again into another slot, taken the
+   * same way (from free space only if the caller gave the first slot), at most
+   * {@value #PUBLISH_ATTEMPTS} times.
    */
   private void write(Pending p, long slot) {
+    boolean mayEvict = slot == Handles.NONE;
     long h = slot;
     if (!enterEngine()) {
       freeUnpublished(h);
@@ -336,39 +326,51 @@ public final class BucketTier implements CacheTier {
       return;
     }
     try {
-      if (pending.get(p.key) != p || faults.disabled()) {
-        freeUnpublished(h);
-        return;
-      }
-      int length = p.block.getSerializedLength();
-      if (h == Handles.NONE) {
-        h = store.allocate(config.classes.classOf(length));
-      }
-      if (h == Handles.NONE) {
-        stats.failInsert();
-        pending.remove(p.key, p);
-        return;
-      }
-      int checksum;
-      try {
-        checksum = codec.write(p.block, slabs.offsetOf(h), length);
-      } catch (IOException e) {
-        slabs.free(h);
-        pending.remove(p.key, p);
-        if (faults.error("write of " + p.key, e)) {
-          disable();
+      for (int attempt = 1; ; attempt++) {
+        if (pending.get(p.key) != p || faults.disabled()) {
+          freeUnpublished(h);
+          return;
         }
-        return;
-      }
-      faults.success();
-      boolean data = !isMetaBlock(p.block.getBlockType());
-      BlockType type = p.block.getBlockType();
-      boolean published = store.publish(p.key, h, length, checksum,
-          BlockCodec.flags(p.inMemory || !data, data, true),
-          p.block.getDeserializer().getDeserializerIdentifier(),
-          type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
-      if (!published) {
+        int length = p.block.getSerializedLength();
+        if (h == Handles.NONE) {
+          int sizeClass = config.classes.classOf(length);
+          h = mayEvict ? store.allocate(sizeClass) : slabs.allocate(sizeClass);
+        }
+        if (h == Handles.NONE) {
+          stats.failInsert();
+          pending.remove(p.key, p);
+          return;
+        }
+        int checksum;
+        try {
+          checksum = codec.write(p.block, slabs.offsetOf(h), length);
+        } catch (IOException e) {
+          slabs.free(h);
+          pending.remove(p.key, p);
+          if (faults.error("write of " + p.key, e)) {
+            disable();
+          }
+          return;
+        }
+        faults.success();
+        boolean data = !isMetaBlock(p.block.getBlockType());
+        BlockType type = p.block.getBlockType();
+        boolean published = store.publish(p.key, h, length, checksum,
+            BlockCodec.flags(p.inMemory || !data, data, true),
+            p.block.getDeserializer().getDeserializerIdentifier(),
+            type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
+        if (published) {
+          return;
+        }
         slabs.free(h);
+        h = Handles.NONE;
+        if (attempt == PUBLISH_ATTEMPTS) {
+          if (pending.remove(p.key, p)) {
+            stats.failInsert();
+          }
+          return;
+        }
+        // Still pending: the slab drains (or the block went and came back), so write it again.
       }
     } finally {
       p.block.release();
