@@ -75,6 +75,19 @@ final class BlockStore {
     return fileId < 0 ? Handles.NONE : index.get(fileId, key.getOffset(), slabs::pin);
   }
 
+  /** Whether {@code key} is written with the in-memory flag (read while its slot is pinned). */
+  boolean isInMemory(BlockCacheKey key) {
+    long h = pin(key);
+    if (h == Handles.NONE) {
+      return false;
+    }
+    try {
+      return (slabs.flags(h) & SlabAllocator.F_IN_MEMORY) != 0;
+    } finally {
+      slabs.unpin(h);
+    }
+  }
+
   boolean contains(BlockCacheKey key) {
     int fileId = files.idOf(key.getHfileName());
     return fileId >= 0 && index.peek(fileId, key.getOffset()) != Handles.NONE;

@@ -398,6 +398,16 @@ public final class BucketTier implements CacheTier {
     return Optional.of(store.contains(key));
   }
 
+  /**
+   * Whether {@code key} is cached (queued or written) with the in-memory priority: an index or
+   * bloom block, or a block of an {@code IN_MEMORY} family. A tier above asks it to keep the
+   * priority when it takes the block back.
+   */
+  public boolean isInMemory(BlockCacheKey key) {
+    Pending p = pending.get(key);
+    return p != null ? p.inMemory : store.isInMemory(key);
+  }
+
   @Override
   public boolean evictBlock(BlockCacheKey key) {
     return store.evict(key, () -> pending.remove(key) != null);
