@@ -77,7 +77,9 @@ final class BlockCodec {
 
   /**
    * Materialises the pinned slot {@code h} as a block. Returns null, after unpinning, if the
-   * bytes fail their checksum; throws after unpinning on an I/O error.
+   * bytes fail their checksum or the slot record does not describe a readable range or a known
+   * deserializer (a damaged restore: the engine or the deserializer throws an unchecked
+   * exception); throws after unpinning on an I/O error.
    */
   Cacheable read(long h, SlabAllocator slabs, Runnable unpin) throws IOException {
     // Every field of the slot record is read while the pin is held: once unpinned, the slot may
@@ -100,17 +102,26 @@ final class BlockCodec {
         }
       } catch (RuntimeException e) {
         unpin.run();
-        throw e;
+        return null;
       }
       ByteBuff wrapped = ByteBuff.wrap(new ByteBuffer[] {view}, unpin::run);
       try {
         return deserializer.deserialize(wrapped, buffers);
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
         wrapped.release();
         throw e;
+      } catch (RuntimeException e) {
+        wrapped.release();
+        return null;
       }
     }
-    ByteBuff copy = buffers.allocate(length);
+    ByteBuff copy;
+    try {
+      copy = buffers.allocate(length);
+    } catch (RuntimeException e) {
+      unpin.run();
+      return null;
+    }
     try {
       long at = offset;
       for (ByteBuffer part : copy.nioByteBuffers()) {
@@ -120,9 +131,12 @@ final class BlockCodec {
         engine.read(at, dst);
         at += take;
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       copy.release();
       throw e;
+    } catch (RuntimeException e) {
+      copy.release();
+      return null;
     } finally {
       unpin.run();
     }
@@ -139,9 +153,12 @@ final class BlockCodec {
     copy.rewind().limit(length);
     try {
       return deserializer.deserialize(copy, buffers);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       copy.release();
       throw e;
+    } catch (RuntimeException e) {
+      copy.release();
+      return null;
     }
   }
 

@@ -202,7 +202,8 @@ public final class BucketTier implements CacheTier {
       Cacheable block = codec.read(h, slabs, () -> unpin(h));
       if (block == null) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped",
+            name, key);
         // codec.read has unpinned h: it may hold another block by now, so drop it only if the
         // index still maps this key to it.
         store.evict(key, h);
