@@ -54,6 +54,7 @@ final class BlockStore {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong dataBytes = new AtomicLong();
   private final AtomicLong mutations = new AtomicLong();
+  private volatile boolean closed; // set by clear(): no publication after it
 
   BlockStore(SlabAllocator slabs, TierStats stats, DurableIndex durable) {
     this.slabs = slabs;
@@ -124,7 +125,8 @@ final class BlockStore {
 
   /**
    * Publishes the written slot {@code h} under {@code key} if its slab takes publications (not
-   * while it drains) and then {@code stillWanted} (checked under the key's lock) says so. Returns
+   * while it drains), {@code stillWanted} (checked under the key's lock) says so, and the store
+   * was not cleared (shutdown). Returns
    * false if the block was not published; the caller frees the slot. {@code stillWanted} is not
    * asked when the slab drains, so the caller can tell that case and write the block elsewhere.
    *
@@ -141,7 +143,7 @@ final class BlockStore {
       int fileId = files.add(key.getHfileName(), key.getOffset());
       slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
           now());
-      if (!slabs.markPublished(h) || !stillWanted.getAsBoolean()) {
+      if (!slabs.markPublished(h) || !stillWanted.getAsBoolean() || closed) {
         if (index.peek(fileId, key.getOffset()) == Handles.NONE) {
           files.remove(key.getHfileName(), key.getOffset());
         }
@@ -243,8 +245,17 @@ final class BlockStore {
     return alsoRemoved || h != Handles.NONE;
   }
 
-  /** Drops every block from the bookkeeping (shutdown); engine bytes are left as they are. */
+  /**
+   * Drops every block from the bookkeeping (shutdown); engine bytes are left as they are. Later
+   * publications are refused; one in progress under its stripe lock finishes first (each stripe
+   * is taken once before the index is read), so nothing enters the index after this.
+   */
   void clear() {
+    closed = true;
+    for (ReentrantLock stripe : stripes) {
+      stripe.lock();
+      stripe.unlock();
+    }
     List<Long> all = new ArrayList<>();
     index.forEach((fileId, offset, h) -> all.add(h));
     for (long h : all) {

@@ -214,6 +214,19 @@ class FaultInjectionTest {
   }
 
   @Test
+  void writerThreadError_disablesTheTier_withoutStallingTheWriter() {
+    BucketTier t = open("offheap", 0);
+    engineOf(t).failRate(Op.WRITE, 1);
+    HFileBlock b = TestBlocks.heap(key(0).getHfileName(), key(0).getOffset(), PAYLOAD,
+        BlockType.DATA);
+    t.cacheBlock(key(0), b); // queued: the writer thread meets the error and disables the tier
+    b.release();
+    // The writer stops the writers, itself among them: it must not wait for its own end.
+    assertTrue(t.flush(5_000), "the writer that disabled the tier did not finish its item");
+    assertTrue(t.isDisabled());
+  }
+
+  @Test
   void toleratedZero_disablesAtTheFirstError() {
     BucketTier t = open("offheap", 0);
     engineOf(t).failRate(Op.READ, 1);

@@ -174,6 +174,24 @@ class SlabDrainRaceTest {
     store.checkInvariants(SLAB);
   }
 
+  /**
+   * The same publication window met by shutdown: a writer (here, the caller's thread with
+   * {@code waitWhenCache}) that passed its checks publishes after {@code clear()} read the index.
+   * Before the fix the block entered the index after shutdown, its slot never freed.
+   */
+  @Test
+  void clear_whileWriterPublishes_leavesNothingIndexedAndEverySlotFree() throws IOException {
+    cache("small-1", SMALL);
+    InFlight writer = new InFlight("small-2", SMALL);
+    writer.publish(() -> {
+      store.clear(); // shutdown, between the writer's checks and its index update
+      return true;
+    });
+    assertEquals(0, store.blocks(), "nothing is indexed after clear()");
+    assertEquals(0, slabs.usedSlotBytes(), "every slot is free after clear()");
+    store.checkInvariants(SLAB);
+  }
+
   @Test
   void drain_whileWriterIsRefusedForAnotherReason_stillFinishes() throws IOException {
     cache("small-1", SMALL);

@@ -61,8 +61,13 @@ public final class Writers<T> {
     } finally {
       lock.unlock();
     }
-    if (queues.get(Math.floorMod(hash, queues.size())).offer(item)) {
-      return true;
+    ArrayBlockingQueue<T> q = queues.get(Math.floorMod(hash, queues.size()));
+    if (q.offer(item)) {
+      // A stop() that drained the queues between the check above and this offer would leave
+      // the item queued for good (its block never released): take it back if still there.
+      if (running || !q.remove(item)) {
+        return true;
+      }
     }
     done();
     return false;
@@ -127,11 +132,15 @@ public final class Writers<T> {
 
   /**
    * Stops the threads and returns the items they had not applied. Writers are not interrupted:
-   * an interrupt during FileChannel I/O would close the cache file for everyone.
+   * an interrupt during FileChannel I/O would close the cache file for everyone. A writer may
+   * call this itself (its write disabled the tier): it does not wait for its own end.
    */
   public List<T> stop() {
     running = false;
     for (Thread t : threads) {
+      if (t == Thread.currentThread()) {
+        continue;
+      }
       try {
         t.join(10_000);
       } catch (InterruptedException e) {
