@@ -52,6 +52,17 @@ final class PmemEngine implements Engine {
    * that is not a pool at all is refused.
    */
   static PmemEngine open(Path path, PoolLayout layout, Backend backend) throws IOException {
+    return open(path, layout, backend::open);
+  }
+
+  /** Maps a pool file as a {@link PmemRegion}: a {@link Backend}, or a test's simulated one. */
+  @FunctionalInterface
+  interface Regions {
+    PmemRegion open(Path path, long size, int chunkSize) throws IOException;
+  }
+
+  /** As {@link #open(Path, PoolLayout, Backend)}, mapping the pool with {@code regions}. */
+  static PmemEngine open(Path path, PoolLayout layout, Regions regions) throws IOException {
     long length = PoolFile.length(path);
     boolean fresh = false;
     if (length < 0) {
@@ -65,7 +76,7 @@ final class PmemEngine implements Engine {
       PoolFile.recreate(path, layout.poolSize);
       fresh = true;
     }
-    PmemRegion region = backend.open(path, layout.poolSize, PmemRegion.chunkSize(
+    PmemRegion region = regions.open(path, layout.poolSize, PmemRegion.chunkSize(
         layout.slabSize));
     try {
       String mismatch = layout.mismatch(region);
