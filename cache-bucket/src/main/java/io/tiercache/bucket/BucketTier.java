@@ -145,7 +145,7 @@ public final class BucketTier implements CacheTier {
       this.checkpoints = null;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
-        this::write);
+        p -> write(p, Handles.NONE)); // writer threads may evict
   }
 
   /** Returns a builder for an L2 configured in code. */
@@ -303,11 +303,6 @@ public final class BucketTier implements CacheTier {
         p.block.release();
       }
     }
-  }
-
-  /** The writers' entry point: write with eviction as needed. */
-  private void write(Pending p) {
-    write(p, Handles.NONE);
   }
 
   /**

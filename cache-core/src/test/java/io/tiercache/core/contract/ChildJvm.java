@@ -35,6 +35,10 @@ public final class ChildJvm {
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
+    // A crash-test child lives a few seconds: start fast (C1 only, serial GC, shared classes).
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-Xshare:auto");
     cmd.addAll(jvmFlags());
     cmd.add("-cp");
     cmd.add(System.getProperty("surefire.test.class.path",
