@@ -98,6 +98,9 @@ import org.slf4j.LoggerFactory;
 public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
+  /** Slots a block is written to before it is dropped because each one's slab drained. */
+  private static final int PUBLISH_ATTEMPTS = 3;
+
   private final BucketConfig config;
   private final String name;
   private final Engine engine;
@@ -123,24 +126,6 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final LongAdder fullQueueDrops = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean engineClosed = new AtomicBoolean();
-
-  /** A block accepted by {@code cacheBlock} and not yet in a slot. */
-  static final class Pending {
-    final BlockCacheKey key;
-    final Cacheable block;
-    final boolean inMemory;
-
-    Pending(BlockCacheKey key, Cacheable block, boolean inMemory) {
-      this.key = key;
-      this.block = block;
-      this.inMemory = inMemory;
-    }
-
-    @Override
-    public String toString() {
-      return "pending " + key;
-    }
-  }
 
   /**
    * Builds an L2 from HBase configuration keys.
@@ -212,7 +197,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       throw e;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
-        this::write);
+        p -> write(p, Handles.NONE)); // writer threads may evict
     if ((engine.durableIndex() != null && engine.hasDurableRecords())
         || (checkpoints != null && checkpoints.exists())) {
       this.restore = new Restore(name); // off the start-up path: the tier answers at once
@@ -329,7 +314,8 @@ public final class BucketTier implements CacheTier, HeapSize {
       Cacheable block = codec.read(h, slabs, () -> unpin(h));
       if (block == null) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped",
+            name, key);
         // codec.read has unpinned h: it may hold another block by now, so drop it only if the
         // index still maps this key to it.
         store.evict(key, h);
@@ -468,19 +454,18 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
   }
 
-  /** The writers' entry point: write with eviction as needed. */
-  private void write(Pending p) {
-    write(p, Handles.NONE);
-  }
-
   /**
    * Writes a pending block into {@code slot} (or a slot allocated here, evicting as needed, if
-   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published.
-   * Throws nothing: a failure other than an I/O error is recorded ({@link #unexpected}), and an
-   * {@link Error} (e.g. a store into a mapped page the file system could not back) disables the
-   * tier.
+   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published. A
+   * slot whose slab started draining while the block was written is refused publication
+   * ({@link BlockStore#publish}); the block is then written again into another slot, taken the
+   * same way (from free space only if the caller gave the first slot), at most
+   * {@value #PUBLISH_ATTEMPTS} times. Throws nothing: a failure other than an I/O error is
+   * recorded ({@link #unexpected}), and an {@link Error} (e.g. a store into a mapped page the file
+   * system could not back) disables the tier.
    */
   private void write(Pending p, long slot) {
+    boolean mayEvict = slot == Handles.NONE;
     long h = slot;
     if (!enterEngine()) {
       freeUnpublished(h);
@@ -488,20 +473,34 @@ public final class BucketTier implements CacheTier, HeapSize {
       return;
     }
     try {
-      if (pending.get(p.key) != p || faults.disabled()) {
-        freeUnpublished(h);
-        return;
+      for (int attempt = 1; ; attempt++) {
+        if (pending.get(p.key) != p || faults.disabled()) {
+          freeUnpublished(h);
+          return;
+        }
+        int length = p.block.getSerializedLength();
+        if (h == Handles.NONE) {
+          int sizeClass = config.classes.classOf(length);
+          h = mayEvict ? store.allocate(sizeClass) : slabs.allocate(sizeClass);
+        }
+        if (h == Handles.NONE) {
+          stats.failInsert();
+          pending.remove(p.key, p);
+          return;
+        }
+        boolean done = writeAndPublish(p, h, length);
+        h = Handles.NONE; // published or freed: no longer this write's
+        if (done) {
+          return;
+        }
+        if (attempt == PUBLISH_ATTEMPTS) {
+          if (pending.remove(p.key, p)) {
+            stats.failInsert();
+          }
+          return;
+        }
+        // Still pending: the slab drains (or the block went and came back), so write it again.
       }
-      int length = p.block.getSerializedLength();
-      if (h == Handles.NONE) {
-        h = store.allocate(config.classes.classOf(length));
-      }
-      if (h == Handles.NONE) {
-        stats.failInsert();
-        pending.remove(p.key, p);
-        return;
-      }
-      writeAndPublish(p, h, length);
     } catch (RuntimeException | Error e) {
       pending.remove(p.key, p);
       if (h != Handles.NONE) {
@@ -517,9 +516,11 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   /**
    * Serializes the block into slot {@code h} and publishes it. Returns normally only once the
-   * slot is published or freed; a throw leaves it to the caller ({@link #dropFailed}).
+   * slot is published or freed: true when this write is over (published, or dropped after an I/O
+   * error), false when the publication was refused and the slot freed (the caller may retry); a
+   * throw leaves the slot to the caller ({@link #dropFailed}).
    */
-  private void writeAndPublish(Pending p, long h, int length) {
+  private boolean writeAndPublish(Pending p, long h, int length) {
     int checksum;
     try {
       checksum = codec.write(p.block, slabs.offsetOf(h), length);
@@ -530,7 +531,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       if (disableNow) {
         disable();
       }
-      return;
+      return true;
     }
     faults.success();
     boolean data = !isMetaBlock(p.block.getBlockType());
@@ -541,8 +542,8 @@ public final class BucketTier implements CacheTier, HeapSize {
         type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
     if (!published) {
       slabs.free(h);
-      pending.remove(p.key, p);
     }
+    return published;
   }
 
   /**
@@ -699,6 +700,16 @@ public final class BucketTier implements CacheTier, HeapSize {
       unexpected("shouldCacheBlock of " + key, t);
       return Optional.empty();
     }
+  }
+
+  /**
+   * Whether {@code key} is cached (queued or written) with the in-memory priority: an index or
+   * bloom block, or a block of an {@code IN_MEMORY} family. A tier above asks it to keep the
+   * priority when it takes the block back.
+   */
+  public boolean isInMemory(BlockCacheKey key) {
+    Pending p = pending.get(key);
+    return p != null ? p.inMemory : store.isInMemory(key);
   }
 
   @Override

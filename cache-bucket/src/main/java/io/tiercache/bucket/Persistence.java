@@ -146,8 +146,8 @@ final class Persistence {
     for (Checkpoint.Entry e : loaded.entries) {
       Integer deser = deserializers.get(e.deserializer);
       long h = Handles.of(e.slab, e.slot);
-      if (deser == null || e.sizeClass >= slabs.classes().count()
-          || e.length > slabs.classes().size(e.sizeClass) || !slabs.restore(h, e.sizeClass)) {
+      if (deser == null || !fits(slabs, e.sizeClass, e.length)
+          || !slabs.restore(h, e.sizeClass)) {
         continue;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
@@ -185,8 +185,7 @@ final class Persistence {
     int[] restored = new int[1];
     int found = durable.restore(e -> {
       long h = Handles.of(e.slab, e.slot);
-      if (e.sizeClass >= slabs.classes().count() || e.length > slabs.classes().size(e.sizeClass)
-          || !slabs.restore(h, e.sizeClass)) {
+      if (!fits(slabs, e.sizeClass, e.length) || !slabs.restore(h, e.sizeClass)) {
         return false;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
@@ -211,6 +210,12 @@ final class Persistence {
     LOG.info("{}: warm start, restored {} of {} durable records in {} ms", tier, restored[0],
         found, (System.nanoTime() - start) / 1_000_000);
     return restored[0];
+  }
+
+  /** Whether a restored entry's class exists and its length fits a slot of that class. */
+  private static boolean fits(SlabAllocator slabs, int sizeClass, int length) {
+    return sizeClass >= 0 && sizeClass < slabs.classes().count() && length > 0
+        && length <= slabs.classes().size(sizeClass);
   }
 
   private static Map<Integer, Integer> remapDeserializers(Map<Integer, String> saved) {

@@ -172,9 +172,12 @@ public class TieredBlockCache extends CombinedBlockCache {
     return key.getBlockType() != null ? key.getBlockType() : block.getBlockType();
   }
 
-  /** Moves (exclusive) or copies (inclusive) an L2 hit into the L1. */
+  /**
+   * Moves (exclusive) or copies (inclusive) an L2 hit into the L1, with the in-memory priority
+   * it had in the L2 (an {@code IN_MEMORY} family's data block stays in-memory).
+   */
   private void promote(BlockCacheKey key, Cacheable block) {
-    l1.cacheBlock(key, block, false);
+    l1.cacheBlock(key, block, l2.isInMemory(key));
     if (mode == TieringMode.EXCLUSIVE && l1.containsBlock(key)) {
       l2.evictBlock(key);
     }

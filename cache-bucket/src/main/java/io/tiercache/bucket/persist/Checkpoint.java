@@ -216,7 +216,11 @@ public final class Checkpoint {
       String engine = in.readUTF();
       long capacity = in.readLong();
       int slabSize = in.readInt();
-      int[] classes = new int[in.readInt()];
+      int classCount = in.readInt();
+      if (classCount < 0 || classCount > 255) {
+        throw new Unusable(path + " claims " + classCount + " bucket sizes");
+      }
+      int[] classes = new int[classCount];
       for (int i = 0; i < classes.length; i++) {
         classes[i] = in.readInt();
       }
@@ -255,6 +259,9 @@ public final class Checkpoint {
       int stored = new DataInputStream(raw).readInt();
       if (computed != stored) {
         throw new Unusable(path + " fails its checksum");
+      }
+      if (raw.read() >= 0) {
+        throw new Unusable(path + " has bytes after its checksum");
       }
       return new Loaded(entries, deser);
     } catch (EOFException e) {
