@@ -31,8 +31,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A seeded randomized stress of {@link TieredBlockCache} in every mode and on a memory and a file
- * L2: four threads cache (heap and pooled blocks, in-memory or not, queued or waiting), read
+ * A seeded randomized stress of {@link TieredBlockCache} in every mode on every L2 engine
+ * (offheap, file, files, mmap, pmem): four threads cache (heap and pooled blocks, in-memory or not, queued or waiting), read
  * (every hit checked byte for byte; some blocks held across later operations), evict blocks and
  * files, and resize the L1 (bursts of demotions in exclusive mode); promotions come with the
  * reads. A small L1 and L2 keep both tiers evicting and the L2's slabs moving between size
@@ -59,10 +59,24 @@ class TieredBlockCacheStressTest {
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
     for (TieringMode mode : TieringMode.values()) {
-      out.add(Arguments.of(mode, "offheap"));
-      out.add(Arguments.of(mode, "file"));
+      for (String engine : new String[] {"offheap", "file", "files", "mmap", "pmem"}) {
+        out.add(Arguments.of(mode, engine));
+      }
     }
     return out.stream();
+  }
+
+  private String spec(String engine) {
+    switch (engine) {
+      case "offheap":
+        return "offheap";
+      case "files":
+        return "files:" + dir.resolve("l2a.cache") + "," + dir.resolve("l2b.cache");
+      case "pmem":
+        return "pmem:" + dir.resolve("l2.pmem");
+      default:
+        return engine + ":" + dir.resolve("l2.cache");
+    }
   }
 
   private static BlockCacheKey key(int file, int slot) {
@@ -85,7 +99,7 @@ class TieredBlockCacheStressTest {
     ByteBuffAllocator pool = TestBlocks.pooledAllocator(512);
     LruTier l1 = LruTier.builder().maxSize(1 << 20).blockSizeHint(16 * 1024).build();
     BucketTier l2 = BucketTier.builder()
-        .ioEngine(engine.equals("offheap") ? "offheap" : "file:" + dir.resolve("l2.cache"))
+        .ioEngine(spec(engine))
         .capacity(4 << 20).slabSize(1 << 20).writers(2, 4).buffers(pool).build();
     TieredBlockCache cache = new TieredBlockCache(l1, l2, mode, 1 + (int) (SEED & 1));
     String where = "mode " + mode.key() + ", engine " + engine + ", seed " + SEED;
