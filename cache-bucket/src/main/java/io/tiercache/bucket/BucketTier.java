@@ -70,12 +70,23 @@ import org.slf4j.LoggerFactory;
  * mismatch drops the block.
  *
  * <p><b>Checkpoints.</b> With {@code hbase.bucketcache.persistent.path} and a persistent engine,
- * {@link Checkpoints} restores the index at construction and writes it periodically and at
- * shutdown.
+ * {@link Checkpoints} writes the index periodically and at shutdown; at start it is restored in
+ * the background ({@link Restore}): the tier answers at once, inserts wait for the restore's end,
+ * evictions made meanwhile are replayed.
  *
  * <p><b>Durable index.</b> An engine that keeps its own {@link DurableIndex} ({@code pmem:}) is
- * restored from it at construction and told of every publication and removal
+ * restored from it in the same way and told of every publication and removal
  * ({@link BlockStore}); no checkpoint file is written for it.
+ *
+ * <p><b>Containment.</b> Every {@code BlockCache} method catches {@code Throwable} at its
+ * boundary: a failure is a miss or a dropped block, never an exception in HBase's read path; an
+ * {@link Error} disables the tier ({@link FaultTracker#unexpected}).
+ *
+ * <p><b>Size.</b> This class is over the style guide's 600 lines: it is the whole HBase 2.6
+ * {@code BlockCache} surface (about 40 methods, each with its containment) over the read and
+ * write paths. The write path (pending map, writer queues, write and publish) is to move to
+ * {@code write/} when issue 15 splits cache-bucket into its concept packages, together with the
+ * per-block metadata rework it shares; splitting it before then would move the same code twice.
  *
  * <p><b>Eviction.</b> Removing a block takes it out of the index first; the slot is freed at
  * once if unpinned, else by the last reader ({@code SlabAllocator.evicted}). Publication and
@@ -141,20 +152,17 @@ public final class BucketTier implements CacheTier, HeapSize {
   }
 
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers) {
-    this(config, name, buffers, BucketTier::openEngine);
+    this(config, name, buffers, BucketTier::openEngine, Restore.threadPerRestore(name));
   }
 
   static Engine openEngine(BucketConfig c) {
     return Engines.open(c.ioEngine, c.capacity, c.slabSize, c.slotSizes(), c.engineOptions);
   }
 
-  /** As above, with the engine opened by {@code opener} (tests wrap engines to inject faults). */
-  BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
-      Function<BucketConfig, Engine> opener) {
-    this(config, name, buffers, opener, Restore.threadPerRestore(name));
-  }
-
-  /** As above, with the background restore run by {@code restorer} (tests pace it). */
+  /**
+   * As above, with the engine opened by {@code opener} and the background restore run by
+   * {@code restorer} (tests pace it).
+   */
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
       Function<BucketConfig, Engine> opener, Executor restorer) {
     this.config = config;

@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * A test engine that wraps a real one and injects faults, seeded: {@link IOException}s on chosen
@@ -31,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class FaultyEngine implements Engine {
   /** The operations a fault can be put on. */
   public enum Op {
-    READ, WRITE, SYNC
+    READ, WRITE, SYNC, VIEW
   }
 
   private static final Map<String, FaultyEngine> OPENED = new ConcurrentHashMap<>();
@@ -39,6 +40,8 @@ public final class FaultyEngine implements Engine {
   private final Engine inner;
   private final String id;
   private final Map<Op, Double> rates = new EnumMap<>(Op.class); // guarded by this
+  /** Unchecked failures (an {@link Error}, a bug's RuntimeException) thrown on every call. */
+  private final Map<Op, Supplier<? extends Throwable>> unchecked = new EnumMap<>(Op.class);
   private final Map<Op, Long> latencyNanos = new EnumMap<>(Op.class); // guarded by this
   private final Map<Op, AtomicLong> injected = new EnumMap<>(Op.class);
   private final Map<Op, AtomicLong> calls = new EnumMap<>(Op.class);
@@ -102,13 +105,44 @@ public final class FaultyEngine implements Engine {
     return this;
   }
 
+  /**
+   * Every later call of {@code op} throws what {@code failure} makes, an {@link Error} or a
+   * {@link RuntimeException}: the failures beyond I/O errors a Java engine can raise (a store into
+   * a mapped page the file system cannot back surfaces as {@link InternalError}); null stops it.
+   */
+  public synchronized FaultyEngine throwOn(Op op, Supplier<? extends Throwable> failure) {
+    if (failure == null) {
+      unchecked.remove(op);
+    } else {
+      unchecked.put(op, failure);
+    }
+    return this;
+  }
+
   /** No more faults or latency. */
   public synchronized FaultyEngine healthy() {
     for (Op op : Op.values()) {
       rates.put(op, 0.0);
       latencyNanos.put(op, 0L);
     }
+    unchecked.clear();
     return this;
+  }
+
+  private void throwUnchecked(Op op) {
+    Supplier<? extends Throwable> failure;
+    synchronized (this) {
+      failure = unchecked.get(op);
+    }
+    if (failure == null) {
+      return;
+    }
+    injected.get(op).incrementAndGet();
+    Throwable t = failure.get();
+    if (t instanceof Error) {
+      throw (Error) t;
+    }
+    throw (RuntimeException) t;
   }
 
   /** Faults injected so far on {@code op}. */
@@ -168,12 +202,15 @@ public final class FaultyEngine implements Engine {
 
   @Override
   public ByteBuffer view(long offset, int length) {
+    calls.get(Op.VIEW).incrementAndGet();
+    throwUnchecked(Op.VIEW);
     return inner.view(offset, length);
   }
 
   @Override
   public void read(long offset, ByteBuffer dst) throws IOException {
     calls.get(Op.READ).incrementAndGet();
+    throwUnchecked(Op.READ);
     delay(Op.READ);
     if (decide(Op.READ, dst.remaining()) >= 0) {
       throw fault(Op.READ, offset);
@@ -184,6 +221,7 @@ public final class FaultyEngine implements Engine {
   @Override
   public void write(long offset, ByteBuffer src) throws IOException {
     calls.get(Op.WRITE).incrementAndGet();
+    throwUnchecked(Op.WRITE);
     delay(Op.WRITE);
     long prefix = decide(Op.WRITE, src.remaining());
     if (prefix < 0) {
@@ -201,6 +239,7 @@ public final class FaultyEngine implements Engine {
   @Override
   public void sync() throws IOException {
     calls.get(Op.SYNC).incrementAndGet();
+    throwUnchecked(Op.SYNC);
     delay(Op.SYNC);
     if (decide(Op.SYNC, 0) >= 0) {
       throw fault(Op.SYNC, -1);
