@@ -151,7 +151,7 @@ final class Persistence {
         continue;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(e.file, e.offset, e.length, data, null);
+      int fileId = files.add(e.file, e.offset, e.length, data, e.region);
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, deser, e.type, 0);
       long old = index.put(fileId, e.offset, h);
@@ -239,6 +239,7 @@ final class Persistence {
   int checkpoint() throws IOException {
     List<Checkpoint.Entry> entries = new ArrayList<>();
     Map<Integer, String> names = new HashMap<>();
+    Map<Integer, String> regions = new HashMap<>();
     index.forEach((fileId, offset, h) -> {
       String file = files.nameOf(fileId);
       if (file == null) {
@@ -258,11 +259,17 @@ final class Persistence {
       e.type = slabs.type(h);
       e.freq = slabs.freq(h);
       e.cachedAt = 0;
-      names.put(fileId, file);
+      if (names.put(fileId, file) == null) {
+        String region = files.regionOf(file);
+        if (region != null) {
+          regions.put(fileId, region);
+        }
+      }
       entries.add(e);
     });
     engine.sync();
-    Checkpoint.write(path, geometry, CacheableDeserializerIdManager.save(), names, entries);
+    Checkpoint.write(path, geometry, CacheableDeserializerIdManager.save(), names, regions,
+        entries);
     return entries.size();
   }
 }

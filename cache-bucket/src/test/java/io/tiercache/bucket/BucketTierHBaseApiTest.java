@@ -172,4 +172,24 @@ class BucketTierHBaseApiTest {
     assertTrue(t.evictBlock(pathKey(FILE, 0)) == persistent, "single evictions still work");
     t.shutdown();
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"file", "mmap"})
+  void regionBytes_surviveAWarmRestart(String engine) {
+    BucketTierBuilder b = BucketTier.builder().ioEngine(engine + ":" + dir.resolve("c.bin"))
+        .capacity(8L * MB).slabSize(MB).persistentPath(dir.resolve("c.idx").toString());
+    BucketTier t = b.build();
+    long bytes = 0;
+    for (int i = 0; i < 4; i++) {
+      HFileBlock blk = put(t, pathKey(FILE, i * 100_000L), 10 * KB);
+      bytes += blk.getSerializedLength();
+      blk.release();
+    }
+    t.shutdown();
+    BucketTier again = b.build();
+    assertTrue(again.waitForCacheInitialization(60_000));
+    assertEquals(Map.of(REGION, bytes), again.getRegionCachedInfo().get(),
+        "the cache-aware balancer needs the regions right after a restart");
+    again.shutdown();
+  }
 }

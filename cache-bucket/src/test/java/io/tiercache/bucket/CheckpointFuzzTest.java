@@ -263,7 +263,7 @@ class CheckpointFuzzTest {
       }
     }
     Checkpoint.write(checkpoint(), geometry, CacheableDeserializerIdManager.save(), files,
-        loaded.entries);
+        Map.of(), loaded.entries);
   }
 
   private String engineDescription() throws IOException {
