@@ -8,6 +8,9 @@ import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
@@ -199,6 +202,21 @@ public class TieredBlockCache extends CombinedBlockCache {
     boolean fromL1 = l1.evictBlock(key);
     boolean fromL2 = l2.evictBlock(key);
     return fromL1 || fromL2;
+  }
+
+  /**
+   * Bytes of cached blocks per region: the L2's, as HBase's combined cache reports, plus in
+   * {@code exclusive} mode the L1's (there a hot data block lives in the L1 only).
+   */
+  @Override
+  public Optional<Map<String, Long>> getRegionCachedInfo() {
+    Map<String, Long> l2Bytes = l2.getRegionCachedInfo().orElse(Map.of());
+    if (mode != TieringMode.EXCLUSIVE) {
+      return Optional.of(l2Bytes);
+    }
+    Map<String, Long> sum = new HashMap<>(l2Bytes);
+    l1.regionBytes().forEach((region, bytes) -> sum.merge(region, bytes, Long::sum));
+    return Optional.of(Collections.unmodifiableMap(sum));
   }
 
   @Override

@@ -6,6 +6,7 @@ package io.tiercache.lru;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.Keys;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -13,6 +14,7 @@ import io.tiercache.core.tier.TierBlock;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -272,7 +274,8 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
         if (replaced != null) {
           policy.remove(replaced);
         } else {
-          files.add(key.getHfileName(), key.getOffset());
+          files.add(key.getHfileName(), key.getOffset(), node.block.getSerializedLength(),
+              node.data, Keys.regionOf(key));
         }
         policy.add(node, evicted);
         for (Node n : evicted) {
@@ -297,10 +300,23 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     }
   }
 
+  /** Takes a node's block out of the file registry (its bytes and region with it). */
+  private void forgetFile(Node n) {
+    files.remove(n.key.getHfileName(), n.key.getOffset(), n.block.getSerializedLength(), n.data);
+  }
+
+  /**
+   * Bytes of cached blocks per region (encoded name, from the keys' paths), as the L2 reports
+   * them; the combined cache adds them in {@code exclusive} mode, where data blocks live here too.
+   */
+  public Map<String, Long> regionBytes() {
+    return files.regionBytes();
+  }
+
   /** Removes an evicted node from the map and the registry; caller holds the lock. */
   private void removeFromIndex(Node n) {
     map.remove(n.key, n);
-    files.remove(n.key.getHfileName(), n.key.getOffset());
+    forgetFile(n);
   }
 
   /**
@@ -385,7 +401,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     Node n = map.remove(key);
     if (n != null) {
       policy.remove(n);
-      files.remove(n.key.getHfileName(), n.key.getOffset());
+      forgetFile(n);
     }
     return n;
   }
