@@ -126,6 +126,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
   private final Restore restore;
   private final FileResidency residency;
+  private final ColdFiles coldFiles;
   /** The configuration the current settings were read from (empty for a tier built in code). */
   private volatile Configuration applied = new Configuration(false);
   private final boolean persistent;
@@ -191,6 +192,8 @@ public final class BucketTier implements CacheTier, HeapSize {
       DurableIndex durable = engine.durableIndex();
       this.store = new BlockStore(slabs, index, stats, durable);
       this.residency = new FileResidency(name, store.files);
+      this.coldFiles = new ColdFiles(name, store.files,
+          file -> evictFile(file, 0, Long.MAX_VALUE));
       this.persistent = engine.isPersistent()
           && (durable != null || config.persistentPath != null);
       this.codec = new BlockCodec(engine, buffers);
@@ -489,6 +492,9 @@ public final class BucketTier implements CacheTier, HeapSize {
         int length = p.block.getSerializedLength();
         if (h == Handles.NONE) {
           int sizeClass = config.classes.classOf(length);
+          if (mayEvict) {
+            coldFiles.maybeSweep(() -> !slabs.hasFreeSpace(sizeClass));
+          }
           h = mayEvict ? store.allocate(sizeClass) : slabs.allocate(sizeClass);
         }
         if (h == Handles.NONE) {
@@ -1033,6 +1039,16 @@ public final class BucketTier implements CacheTier, HeapSize {
       queued += p.block.heapSize();
     }
     return store.files.heapBytes() + queued;
+  }
+
+  /** Blocks evicted first because data tiering called their file cold. */
+  public long coldFileEvictions() {
+    return coldFiles.evicted();
+  }
+
+  /** Where cold files come from (HBase's {@code DataTieringManager} unless set; tests set one). */
+  void coldFilesSource(java.util.function.Supplier<java.util.Set<String>> source) {
+    coldFiles.source(source);
   }
 
   /** Per-size-class slab use and waste. */

@@ -192,4 +192,29 @@ class BucketTierHBaseApiTest {
         "the cache-aware balancer needs the regions right after a restart");
     again.shutdown();
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"offheap", "file"})
+  void coldFiles_areEvictedFirst_whenRoomIsShort(String engine) {
+    BucketTier t = tier(engine, 2L * MB);
+    String cold = "c0ffee00";
+    String hot = "a0a0a0a0";
+    int i = 0;
+    while (t.occupancy().freeSlabs() > 0 || t.blockFitsIntoTheCache(
+        TestBlocks.heap("p", 0, 60 * KB, BlockType.DATA)).get()) {
+      String file = i % 2 == 0 ? cold : hot;
+      put(t, pathKey(file, i++ * 100_000L), 60 * KB).release();
+      assertTrue(i < 1000, "the cache never filled");
+    }
+    long coldBlocks = (i + 1) / 2;
+    t.coldFilesSource(() -> java.util.Set.of(cold));
+    put(t, pathKey(hot, 999_000_000L), 60 * KB).release(); // needs room: the sweep runs first
+    assertEquals(coldBlocks, t.coldFileEvictions(), "every cold block went first");
+    for (int j = 1; j < i; j += 2) {
+      assertEquals(Optional.of(true), t.isAlreadyCached(pathKey(hot, j * 100_000L)),
+          "hot block " + j + " kept");
+    }
+    t.checkInvariants();
+    t.shutdown();
+  }
 }
