@@ -40,13 +40,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  * down while the others go on. At the end every held block is released and the leak check runs:
  * nothing cached, every L2 slot free, every pooled buffer back in its pool.
  *
- * <p>CI runs a bounded number of operations per case; {@code -Dstress.minutes=N} runs each case
- * for N minutes instead. Seed: {@code -Dtiercache.test.seed=N}.
+ * <p>CI runs a bounded number of operations per case; {@code -Dstress.minutes=N} runs the cases
+ * for N minutes in all instead (N divided evenly among them). Seed: {@code -Dtiercache.test.seed=N}.
  */
 class TieredBlockCacheStressTest {
   private static final long SEED = Long.getLong("tiercache.test.seed", 20261124L);
-  private static final double MINUTES = Double.parseDouble(System.getProperty("stress.minutes",
-      "0"));
+  /**
+   * {@code -Dstress.minutes=N}: the whole run's length, shared evenly by the cases (every mode on
+   * every engine), so {@code N=30} is half an hour of stress in all; 0 (CI) runs a fixed count.
+   */
+  private static final double TOTAL_MINUTES = Double.parseDouble(
+      System.getProperty("stress.minutes", "0"));
+  private static final double MINUTES = TOTAL_MINUTES / cases().count();
   private static final int THREADS = 4;
   private static final int OPS = 2_500; // per thread and phase, when not run for minutes
   private static final int FILES = 6;
