@@ -12,11 +12,13 @@ import io.tiercache.core.contract.TestBlocks;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.util.Pair;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -171,5 +173,33 @@ class BucketTierHBaseApiTest {
     assertEquals(Optional.of(persistent), t.isAlreadyCached(pathKey(FILE, 0)));
     assertTrue(t.evictBlock(pathKey(FILE, 0)) == persistent, "single evictions still work");
     t.shutdown();
+  }
+
+  /**
+   * A checkpoint keeps file names, not paths: after a warm restart the region of a restored file
+   * is learnt from prefetch's completion, which names the path (issue 12: the region cached ratio
+   * after a restart).
+   */
+  @Test
+  void regionBytes_afterARestore_comeBackWhenPrefetchCompletesTheFile() {
+    BucketTierBuilder b = BucketTier.builder().capacity(8L * MB).slabSize(MB)
+        .ioEngine("file:" + dir.resolve("c.bin")).persistentPath(dir.resolve("c.idx").toString());
+    BucketTier t = b.build();
+    for (int i = 0; i < 3; i++) {
+      put(t, pathKey(FILE, i * 100_000L), 10 * KB).release();
+    }
+    long bytes = t.getRegionCachedInfo().get().get(REGION);
+    t.shutdown();
+
+    BucketTier warm = b.build();
+    assertEquals(3, warm.getBlockCount(), "restored");
+    assertTrue(warm.getRegionCachedInfo().get().isEmpty(), "a checkpoint names no region");
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(
+        "/hbase/data/default/t/" + REGION + "/cf/" + FILE);
+    warm.notifyFileCachingCompleted(path, 3, 3, 300_000L);
+    assertEquals(Map.of(REGION, bytes), warm.getRegionCachedInfo().get());
+    assertEquals(Set.of(FILE), warm.getFullyCachedFiles().get().keySet());
+    warm.checkInvariants();
+    warm.shutdown();
   }
 }
