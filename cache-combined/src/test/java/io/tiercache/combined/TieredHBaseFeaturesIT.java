@@ -205,22 +205,23 @@ class TieredHBaseFeaturesIT {
     JVMClusterUtil.RegionServerThread started = cluster.addRegionServer();
     started.start();
     started.waitForServerOnline();
-    TieredBlockCache warm = cache();
-    long restoredBlocks = warm.l2().getBlockCount();
     waitRegionOnline(PREFETCH);
     waitFullyCached(name);
     long warmRead = hdfsBytesRead() - readStart;
+    // Nothing has read the table since the start: its blocks in the L2 are the restored ones
+    // (measured after prefetch, so an L2 that restores in the background has finished).
+    long restoredBlocks = l2BlocksOf(name);
     assertEquals(file.getPath().getName(), onlyStoreFile(PREFETCH).getPath().getName());
     List<String> listed = admin.getCachedFilesList(rs().getServerName());
     long cachedAfter = regionCachedBytes(region);
     float ratioAfter = waitRegionCachedRatio(PREFETCH);
-    print("prefetch warm restart: L2 restored %d blocks (%d of this file); HDFS bytes read from "
-        + "RegionServer start to prefetch complete %d (cold: %d, %.1f%%); getCachedFilesList %s;"
-        + " region cached %d bytes, ServerMetrics cached ratio %.3f", restoredBlocks,
-        l2BlocksOf(name), warmRead, coldRead, 100.0 * warmRead / coldRead, listed, cachedAfter,
-        ratioAfter);
+    print("prefetch warm restart: L2 restored %d blocks of the file (%d in all); HDFS bytes "
+        + "read from RegionServer start to prefetch complete %d (cold: %d, %.1f%%); "
+        + "getCachedFilesList %s; region cached %d bytes, ServerMetrics cached ratio %.3f",
+        restoredBlocks, cache().l2().getBlockCount(), warmRead, coldRead,
+        100.0 * warmRead / coldRead, listed, cachedAfter, ratioAfter);
     assertTrue(listed.contains(name), "getCachedFilesList lists " + name + ": " + listed);
-    assertTrue(restoredBlocks >= dataBlocks, "restored " + restoredBlocks + " of " + dataBlocks);
+    assertEquals(dataBlocks, restoredBlocks, "the file's blocks restored");
     // The restarted RegionServer also opens hbase:meta and reads every file's trailer and
     // load-on-open section; the prefetch itself reads no data block the L2 restored.
     assertTrue(warmRead < coldRead / 10, "warm " + warmRead + " vs cold " + coldRead);
@@ -316,8 +317,8 @@ class TieredHBaseFeaturesIT {
     long daughterRead = hdfsBytesRead() - read;
     long parentBlocksAfterSplit = l2BlocksOf(parent);
     print("split: parent file %d bytes, %d blocks in L2 (%d after the split); daughters' first "
-        + "reads: %d L2 hits, %d L2 misses, %d bytes read from HDFS", parentBytes, parentBlocks, parentBlocksAfterSplit, daughterHits, daughterMisses,
-        daughterRead);
+        + "reads: %d L2 hits, %d L2 misses, %d bytes read from HDFS", parentBytes, parentBlocks,
+        parentBlocksAfterSplit, daughterHits, daughterMisses, daughterRead);
     assertEquals(parentBlocks, parentBlocksAfterSplit, "the split kept the parent's blocks");
     assertTrue(daughterHits >= parentBlocks, "every parent block served a daughter");
     assertEquals(0, daughterMisses, "no data block missed");
