@@ -12,11 +12,13 @@ import io.tiercache.core.contract.TestBlocks;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.util.Pair;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -216,5 +218,37 @@ class BucketTierHBaseApiTest {
     }
     t.checkInvariants();
     t.shutdown();
+  }
+
+  /**
+   * A file whose blocks were cached by keys without a path has no region in the checkpoint (or
+   * in a pmem pool, which keeps none): after a warm restart its region is learnt from prefetch's
+   * completion, which names the path (issue 12: the region cached ratio after a restart).
+   */
+  @Test
+  void regionBytes_afterARestore_comeBackWhenPrefetchCompletesTheFile() {
+    BucketTierBuilder b = BucketTier.builder().capacity(8L * MB).slabSize(MB)
+        .ioEngine("file:" + dir.resolve("c.bin")).persistentPath(dir.resolve("c.idx").toString());
+    BucketTier t = b.build();
+    long bytes = 0;
+    for (int i = 0; i < 3; i++) {
+      HFileBlock blk = put(t, new BlockCacheKey(FILE, i * 100_000L), 10 * KB);
+      bytes += blk.getSerializedLength();
+      blk.release();
+    }
+    assertTrue(t.getRegionCachedInfo().get().isEmpty(), "no key named a path");
+    t.shutdown();
+
+    BucketTier warm = b.build();
+    assertTrue(warm.waitForCacheInitialization(60_000));
+    assertEquals(3, warm.getBlockCount(), "restored");
+    assertTrue(warm.getRegionCachedInfo().get().isEmpty(), "the checkpoint knew no region");
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(
+        "/hbase/data/default/t/" + REGION + "/cf/" + FILE);
+    warm.notifyFileCachingCompleted(path, 3, 3, 300_000L);
+    assertEquals(Map.of(REGION, bytes), warm.getRegionCachedInfo().get());
+    assertEquals(Set.of(FILE), warm.getFullyCachedFiles().get().keySet());
+    warm.checkInvariants();
+    warm.shutdown();
   }
 }
