@@ -83,7 +83,9 @@ final class BlockCodec {
 
   /**
    * Materialises the pinned slot {@code h} as a block. Returns null, after unpinning, if the
-   * bytes fail their checksum; throws after unpinning on an I/O error or any other failure.
+   * bytes fail their checksum or the slot record does not describe a readable range or a known
+   * deserializer (a damaged restore: the engine or the deserializer throws an unchecked
+   * exception); throws after unpinning on an I/O error or an {@link Error}.
    */
   Cacheable read(long h, SlabAllocator slabs, Runnable unpin) throws IOException {
     // Every field of the slot record is read while the pin is held: once unpinned, the slot may
@@ -104,19 +106,31 @@ final class BlockCodec {
           }
           slabs.addFlags(h, F_VERIFIED);
         }
-      } catch (RuntimeException | Error e) { // Error: InternalError from a faulting mapping
+      } catch (RuntimeException e) {
+        unpin.run();
+        return null;
+      } catch (Error e) { // InternalError from a faulting mapping: the tier decides
         unpin.run();
         throw e;
       }
       ByteBuff wrapped = ByteBuff.wrap(new ByteBuffer[] {view}, unpin::run);
       try {
         return deserializer.deserialize(wrapped, buffers);
-      } catch (IOException | RuntimeException | Error e) {
+      } catch (IOException | Error e) {
         wrapped.release();
         throw e;
+      } catch (RuntimeException e) {
+        wrapped.release();
+        return null;
       }
     }
-    ByteBuff copy = buffers.allocate(length);
+    ByteBuff copy;
+    try {
+      copy = buffers.allocate(length);
+    } catch (RuntimeException e) {
+      unpin.run();
+      return null;
+    }
     try {
       long at = offset;
       for (ByteBuffer part : copy.nioByteBuffers()) {
@@ -126,9 +140,12 @@ final class BlockCodec {
         engine.read(at, dst);
         at += take;
       }
-    } catch (IOException | RuntimeException | Error e) {
+    } catch (IOException | Error e) {
       copy.release();
       throw e;
+    } catch (RuntimeException e) {
+      copy.release();
+      return null;
     } finally {
       unpin.run();
     }
@@ -145,9 +162,12 @@ final class BlockCodec {
     copy.rewind().limit(length);
     try {
       return deserializer.deserialize(copy, buffers);
-    } catch (IOException | RuntimeException | Error e) {
+    } catch (IOException | Error e) {
       copy.release();
       throw e;
+    } catch (RuntimeException e) {
+      copy.release();
+      return null;
     }
   }
 

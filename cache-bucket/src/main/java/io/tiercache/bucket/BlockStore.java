@@ -55,6 +55,7 @@ final class BlockStore {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong dataBytes = new AtomicLong();
   private final AtomicLong mutations = new AtomicLong();
+  private volatile boolean closed; // set by clear(): no publication after it
 
   BlockStore(SlabAllocator slabs, BlockIndex index, TierStats stats, DurableIndex durable) {
     this.slabs = slabs;
@@ -75,6 +76,19 @@ final class BlockStore {
   long pin(BlockCacheKey key) {
     int fileId = files.idOf(key.getHfileName());
     return fileId < 0 ? Handles.NONE : index.get(fileId, key.getOffset(), slabs::pin);
+  }
+
+  /** Whether {@code key} is written with the in-memory flag (read while its slot is pinned). */
+  boolean isInMemory(BlockCacheKey key) {
+    long h = pin(key);
+    if (h == Handles.NONE) {
+      return false;
+    }
+    try {
+      return (slabs.flags(h) & SlabAllocator.F_IN_MEMORY) != 0;
+    } finally {
+      slabs.unpin(h);
+    }
   }
 
   boolean contains(BlockCacheKey key) {
@@ -112,9 +126,15 @@ final class BlockStore {
   }
 
   /**
-   * Publishes the written slot {@code h} under {@code key} if {@code stillWanted} (checked under
-   * the key's lock) says so; the slot record must already be filled except for the file id.
-   * Returns false if the block is no longer wanted (the caller frees the slot).
+   * Publishes the written slot {@code h} under {@code key} if its slab takes publications (not
+   * while it drains), {@code stillWanted} (checked under the key's lock) says so, and the store
+   * was not cleared (shutdown). Returns
+   * false if the block was not published; the caller frees the slot. {@code stillWanted} is not
+   * asked when the slab drains, so the caller can tell that case and write the block elsewhere.
+   *
+   * <p>Order under the key's lock: record filled, slot marked published (allocator lock), index.
+   * A drain that lists the slot thus reads its finished record and then evicts it under this
+   * same lock, after the index holds it; a drain that started first makes the mark fail.
    */
   boolean publish(BlockCacheKey key, long h, int length, int checksum, int flags,
       int deserializer, int type, BooleanSupplier stillWanted) {
@@ -122,7 +142,15 @@ final class BlockStore {
     ReentrantLock lock = stripe(key.getOffset());
     lock.lock();
     try {
-      if (!stillWanted.getAsBoolean()) {
+      boolean data = (flags & SlabAllocator.F_DATA) != 0;
+      int fileId = files.add(key.getHfileName(), key.getOffset(), length, data,
+          Keys.regionOf(key));
+      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
+          now());
+      if (!slabs.markPublished(h) || !stillWanted.getAsBoolean() || closed) {
+        if (index.peek(fileId, key.getOffset()) == Handles.NONE) {
+          files.remove(key.getHfileName(), key.getOffset(), length, data);
+        }
         return false;
       }
       if (durable != null) {
@@ -130,11 +158,6 @@ final class BlockStore {
             key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
             type);
       }
-      boolean data = (flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(key.getHfileName(), key.getOffset(), length, data,
-          Keys.regionOf(key));
-      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
-          now());
       replaced = index.put(fileId, key.getOffset(), h);
       if (replaced == BlockIndex.FULL) {
         // The key was new, so it has no other entry to keep: undo, and the caller drops it.
@@ -238,8 +261,17 @@ final class BlockStore {
     files.remove(file, offset, slabs.length(h), (slabs.flags(h) & SlabAllocator.F_DATA) != 0);
   }
 
-  /** Drops every block from the bookkeeping (shutdown); engine bytes are left as they are. */
+  /**
+   * Drops every block from the bookkeeping (shutdown); engine bytes are left as they are. Later
+   * publications are refused; one in progress under its stripe lock finishes first (each stripe
+   * is taken once before the index is read), so nothing enters the index after this.
+   */
   void clear() {
+    closed = true;
+    for (ReentrantLock stripe : stripes) {
+      stripe.lock();
+      stripe.unlock();
+    }
     List<Long> all = new ArrayList<>();
     index.forEach((fileId, offset, h) -> all.add(h));
     for (long h : all) {

@@ -71,12 +71,23 @@ import org.slf4j.LoggerFactory;
  * mismatch drops the block.
  *
  * <p><b>Checkpoints.</b> With {@code hbase.bucketcache.persistent.path} and a persistent engine,
- * {@link Checkpoints} restores the index at construction and writes it periodically and at
- * shutdown.
+ * {@link Checkpoints} writes the index periodically and at shutdown; at start it is restored in
+ * the background ({@link Restore}): the tier answers at once, inserts wait for the restore's end,
+ * evictions made meanwhile are replayed.
  *
  * <p><b>Durable index.</b> An engine that keeps its own {@link DurableIndex} ({@code pmem:}) is
- * restored from it at construction and told of every publication and removal
+ * restored from it in the same way and told of every publication and removal
  * ({@link BlockStore}); no checkpoint file is written for it.
+ *
+ * <p><b>Containment.</b> Every {@code BlockCache} method catches {@code Throwable} at its
+ * boundary: a failure is a miss or a dropped block, never an exception in HBase's read path; an
+ * {@link Error} disables the tier ({@link FaultTracker#unexpected}).
+ *
+ * <p><b>Size.</b> This class is over the style guide's 600 lines: it is the whole HBase 2.6
+ * {@code BlockCache} surface (about 40 methods, each with its containment) over the read and
+ * write paths. The write path (pending map, writer queues, write and publish) is to move to
+ * {@code write/} when issue 15 splits cache-bucket into its concept packages, together with the
+ * per-block metadata rework it shares; splitting it before then would move the same code twice.
  *
  * <p><b>Eviction.</b> Removing a block takes it out of the index first; the slot is freed at
  * once if unpinned, else by the last reader ({@code SlabAllocator.evicted}). Publication and
@@ -99,6 +110,9 @@ import org.slf4j.LoggerFactory;
 public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
+  /** Slots a block is written to before it is dropped because each one's slab drained. */
+  private static final int PUBLISH_ATTEMPTS = 3;
+
   private final BucketConfig config;
   private final String name;
   private final Engine engine;
@@ -113,6 +127,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
   private final Restore restore;
   private final FileResidency residency;
+  private final ColdFiles coldFiles;
   /** The configuration the current settings were read from (empty for a tier built in code). */
   private volatile Configuration applied = new Configuration(false);
   private final boolean persistent;
@@ -124,24 +139,6 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final LongAdder fullQueueDrops = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean engineClosed = new AtomicBoolean();
-
-  /** A block accepted by {@code cacheBlock} and not yet in a slot. */
-  static final class Pending {
-    final BlockCacheKey key;
-    final Cacheable block;
-    final boolean inMemory;
-
-    Pending(BlockCacheKey key, Cacheable block, boolean inMemory) {
-      this.key = key;
-      this.block = block;
-      this.inMemory = inMemory;
-    }
-
-    @Override
-    public String toString() {
-      return "pending " + key;
-    }
-  }
 
   /**
    * Builds an L2 from HBase configuration keys.
@@ -157,20 +154,17 @@ public final class BucketTier implements CacheTier, HeapSize {
   }
 
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers) {
-    this(config, name, buffers, BucketTier::openEngine);
+    this(config, name, buffers, BucketTier::openEngine, Restore.threadPerRestore(name));
   }
 
   static Engine openEngine(BucketConfig c) {
     return Engines.open(c.ioEngine, c.capacity, c.slabSize, c.slotSizes(), c.engineOptions);
   }
 
-  /** As above, with the engine opened by {@code opener} (tests wrap engines to inject faults). */
-  BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
-      Function<BucketConfig, Engine> opener) {
-    this(config, name, buffers, opener, Restore.threadPerRestore(name));
-  }
-
-  /** As above, with the background restore run by {@code restorer} (tests pace it). */
+  /**
+   * As above, with the engine opened by {@code opener} and the background restore run by
+   * {@code restorer} (tests pace it).
+   */
   BucketTier(BucketConfig config, String name, ByteBuffAllocator buffers,
       Function<BucketConfig, Engine> opener, Executor restorer) {
     this.config = config;
@@ -199,6 +193,8 @@ public final class BucketTier implements CacheTier, HeapSize {
       DurableIndex durable = engine.durableIndex();
       this.store = new BlockStore(slabs, index, stats, durable);
       this.residency = new FileResidency(name, store.files);
+      this.coldFiles = new ColdFiles(name, store.files,
+          file -> evictFile(file, 0, Long.MAX_VALUE));
       this.persistent = engine.isPersistent()
           && (durable != null || config.persistentPath != null);
       this.codec = new BlockCodec(engine, buffers);
@@ -213,7 +209,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       throw e;
     }
     this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
-        this::write);
+        p -> write(p, Handles.NONE)); // writer threads may evict
     if ((engine.durableIndex() != null && engine.hasDurableRecords())
         || (checkpoints != null && checkpoints.exists())) {
       this.restore = new Restore(name); // off the start-up path: the tier answers at once
@@ -330,7 +326,8 @@ public final class BucketTier implements CacheTier, HeapSize {
       Cacheable block = codec.read(h, slabs, () -> unpin(h));
       if (block == null) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped",
+            name, key);
         // codec.read has unpinned h: it may hold another block by now, so drop it only if the
         // index still maps this key to it.
         store.evict(key, h);
@@ -469,19 +466,18 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
   }
 
-  /** The writers' entry point: write with eviction as needed. */
-  private void write(Pending p) {
-    write(p, Handles.NONE);
-  }
-
   /**
    * Writes a pending block into {@code slot} (or a slot allocated here, evicting as needed, if
-   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published.
-   * Throws nothing: a failure other than an I/O error is recorded ({@link #unexpected}), and an
-   * {@link Error} (e.g. a store into a mapped page the file system could not back) disables the
-   * tier.
+   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published. A
+   * slot whose slab started draining while the block was written is refused publication
+   * ({@link BlockStore#publish}); the block is then written again into another slot, taken the
+   * same way (from free space only if the caller gave the first slot), at most
+   * {@value #PUBLISH_ATTEMPTS} times. Throws nothing: a failure other than an I/O error is
+   * recorded ({@link #unexpected}), and an {@link Error} (e.g. a store into a mapped page the file
+   * system could not back) disables the tier.
    */
   private void write(Pending p, long slot) {
+    boolean mayEvict = slot == Handles.NONE;
     long h = slot;
     if (!enterEngine()) {
       freeUnpublished(h);
@@ -489,20 +485,37 @@ public final class BucketTier implements CacheTier, HeapSize {
       return;
     }
     try {
-      if (pending.get(p.key) != p || faults.disabled()) {
-        freeUnpublished(h);
-        return;
+      for (int attempt = 1; ; attempt++) {
+        if (pending.get(p.key) != p || faults.disabled()) {
+          freeUnpublished(h);
+          return;
+        }
+        int length = p.block.getSerializedLength();
+        if (h == Handles.NONE) {
+          int sizeClass = config.classes.classOf(length);
+          if (mayEvict) {
+            coldFiles.maybeSweep(() -> !slabs.hasFreeSpace(sizeClass));
+          }
+          h = mayEvict ? store.allocate(sizeClass) : slabs.allocate(sizeClass);
+        }
+        if (h == Handles.NONE) {
+          stats.failInsert();
+          pending.remove(p.key, p);
+          return;
+        }
+        boolean done = writeAndPublish(p, h, length);
+        h = Handles.NONE; // published or freed: no longer this write's
+        if (done) {
+          return;
+        }
+        if (attempt == PUBLISH_ATTEMPTS) {
+          if (pending.remove(p.key, p)) {
+            stats.failInsert();
+          }
+          return;
+        }
+        // Still pending: the slab drains (or the block went and came back), so write it again.
       }
-      int length = p.block.getSerializedLength();
-      if (h == Handles.NONE) {
-        h = store.allocate(config.classes.classOf(length));
-      }
-      if (h == Handles.NONE) {
-        stats.failInsert();
-        pending.remove(p.key, p);
-        return;
-      }
-      writeAndPublish(p, h, length);
     } catch (RuntimeException | Error e) {
       pending.remove(p.key, p);
       if (h != Handles.NONE) {
@@ -518,9 +531,11 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   /**
    * Serializes the block into slot {@code h} and publishes it. Returns normally only once the
-   * slot is published or freed; a throw leaves it to the caller ({@link #dropFailed}).
+   * slot is published or freed: true when this write is over (published, or dropped after an I/O
+   * error), false when the publication was refused and the slot freed (the caller may retry); a
+   * throw leaves the slot to the caller ({@link #dropFailed}).
    */
-  private void writeAndPublish(Pending p, long h, int length) {
+  private boolean writeAndPublish(Pending p, long h, int length) {
     int checksum;
     try {
       checksum = codec.write(p.block, slabs.offsetOf(h), length);
@@ -531,7 +546,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       if (disableNow) {
         disable();
       }
-      return;
+      return true;
     }
     faults.success();
     boolean data = !isMetaBlock(p.block.getBlockType());
@@ -542,8 +557,8 @@ public final class BucketTier implements CacheTier, HeapSize {
         type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
     if (!published) {
       slabs.free(h);
-      pending.remove(p.key, p);
     }
+    return published;
   }
 
   /**
@@ -700,6 +715,16 @@ public final class BucketTier implements CacheTier, HeapSize {
       unexpected("shouldCacheBlock of " + key, t);
       return Optional.empty();
     }
+  }
+
+  /**
+   * Whether {@code key} is cached (queued or written) with the in-memory priority: an index or
+   * bloom block, or a block of an {@code IN_MEMORY} family. A tier above asks it to keep the
+   * priority when it takes the block back.
+   */
+  public boolean isInMemory(BlockCacheKey key) {
+    Pending p = pending.get(key);
+    return p != null ? p.inMemory : store.isInMemory(key);
   }
 
   @Override
@@ -1015,6 +1040,16 @@ public final class BucketTier implements CacheTier, HeapSize {
       queued += p.block.heapSize();
     }
     return store.files.heapBytes() + queued;
+  }
+
+  /** Blocks evicted first because data tiering called their file cold. */
+  public long coldFileEvictions() {
+    return coldFiles.evicted();
+  }
+
+  /** Where cold files come from (HBase's {@code DataTieringManager} unless set; tests set one). */
+  void coldFilesSource(java.util.function.Supplier<java.util.Set<String>> source) {
+    coldFiles.source(source);
   }
 
   /** Per-size-class slab use and waste. */

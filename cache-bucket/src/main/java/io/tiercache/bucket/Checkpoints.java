@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,10 @@ final class Checkpoints {
   private final Callable<Boolean> guardedWrite;
   private final ScheduledExecutorService scheduler;
   private volatile int intervalMs; // changed online by onConfigurationChange
+  /** Guards {@link #next} and {@link #chain}: scheduling never waits for a checkpoint. */
+  private final Object scheduling = new Object();
+  private ScheduledFuture<?> next; // guarded by scheduling: the pending run
+  private long chain; // guarded by scheduling: a run reschedules only if its chain is current
   private final FailureLog failures = new FailureLog(FailureLog.INTERVAL_NANOS);
   private long written; // guarded by this: the store's mutation count at the last checkpoint
 
@@ -78,29 +83,52 @@ final class Checkpoints {
 
   /** Starts the periodic checkpoints (after the restore). */
   void schedule() {
-    scheduleNext();
+    synchronized (scheduling) {
+      scheduleNext(chain);
+    }
   }
 
-  /** Each run schedules the next with the interval then in force, so a change applies next. */
-  private void scheduleNext() {
+  /**
+   * Schedules the next run of {@code runChain} with the interval now in force (each run
+   * schedules the next, so a longer interval applies from the next run).
+   */
+  private void scheduleNext(long runChain) {
+    assert Thread.holdsLock(scheduling);
     try {
-      scheduler.schedule(this::tick, intervalMs, TimeUnit.MILLISECONDS);
+      next = scheduler.schedule(() -> tick(runChain), intervalMs, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // stopped: no more checkpoints
     }
   }
 
-  private void tick() {
+  private void tick(long runChain) {
     try {
       writeQuietly();
     } finally {
-      scheduleNext();
+      synchronized (scheduling) {
+        if (runChain == chain) {
+          scheduleNext(runChain);
+        }
+      }
     }
   }
 
-  /** Sets the interval between checkpoints; the next one already scheduled keeps its time. */
+  /**
+   * Sets the interval between checkpoints. A longer one applies from the next run; a shorter one
+   * at once: the pending run is replaced by one due after the new interval, so an operator who
+   * shortens a long interval online does not wait out the old one (issue 12). A run already in
+   * progress finishes, and its chain ends (it no longer matches {@link #chain}).
+   */
   void setInterval(int ms) {
-    intervalMs = ms;
+    synchronized (scheduling) {
+      int before = intervalMs;
+      intervalMs = ms;
+      if (ms < before && next != null) {
+        next.cancel(false);
+        chain++;
+        scheduleNext(chain);
+      }
+    }
   }
 
   /**

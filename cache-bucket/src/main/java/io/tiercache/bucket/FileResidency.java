@@ -68,6 +68,9 @@ final class FileResidency {
    */
   void completed(Path file, int dataBlocks, long size, BooleanSupplier settle) {
     String name = file.getName();
+    // Blocks restored from a checkpoint have no region until a key with the path names it: this
+    // one does, so a warm restart reports the region's cached bytes once prefetch has run.
+    files.setRegion(name, Keys.regionOfFile(file));
     int held = files.dataBlocksOf(name);
     if (held < dataBlocks && settle.getAsBoolean()) {
       held = files.dataBlocksOf(name);

@@ -146,12 +146,12 @@ final class Persistence {
     for (Checkpoint.Entry e : loaded.entries) {
       Integer deser = deserializers.get(e.deserializer);
       long h = Handles.of(e.slab, e.slot);
-      if (deser == null || e.sizeClass >= slabs.classes().count()
-          || e.length > slabs.classes().size(e.sizeClass) || !slabs.restore(h, e.sizeClass)) {
+      if (deser == null || !fits(slabs, e.sizeClass, e.length)
+          || !slabs.restore(h, e.sizeClass)) {
         continue;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(e.file, e.offset, e.length, data, null);
+      int fileId = files.add(e.file, e.offset, e.length, data, e.region);
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, deser, e.type, 0);
       long old = index.put(fileId, e.offset, h);
@@ -185,8 +185,7 @@ final class Persistence {
     int[] restored = new int[1];
     int found = durable.restore(e -> {
       long h = Handles.of(e.slab, e.slot);
-      if (e.sizeClass >= slabs.classes().count() || e.length > slabs.classes().size(e.sizeClass)
-          || !slabs.restore(h, e.sizeClass)) {
+      if (!fits(slabs, e.sizeClass, e.length) || !slabs.restore(h, e.sizeClass)) {
         return false;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
@@ -213,6 +212,12 @@ final class Persistence {
     return restored[0];
   }
 
+  /** Whether a restored entry's class exists and its length fits a slot of that class. */
+  private static boolean fits(SlabAllocator slabs, int sizeClass, int length) {
+    return sizeClass >= 0 && sizeClass < slabs.classes().count() && length > 0
+        && length <= slabs.classes().size(sizeClass);
+  }
+
   private static Map<Integer, Integer> remapDeserializers(Map<Integer, String> saved) {
     // Make sure HBase's block deserializer has registered its id in this JVM.
     HFileBlock.BLOCK_DESERIALIZER.getDeserializerIdentifier();
@@ -234,6 +239,7 @@ final class Persistence {
   int checkpoint() throws IOException {
     List<Checkpoint.Entry> entries = new ArrayList<>();
     Map<Integer, String> names = new HashMap<>();
+    Map<Integer, String> regions = new HashMap<>();
     index.forEach((fileId, offset, h) -> {
       String file = files.nameOf(fileId);
       if (file == null) {
@@ -253,11 +259,17 @@ final class Persistence {
       e.type = slabs.type(h);
       e.freq = slabs.freq(h);
       e.cachedAt = 0;
-      names.put(fileId, file);
+      if (names.put(fileId, file) == null) {
+        String region = files.regionOf(file);
+        if (region != null) {
+          regions.put(fileId, region);
+        }
+      }
       entries.add(e);
     });
     engine.sync();
-    Checkpoint.write(path, geometry, CacheableDeserializerIdManager.save(), names, entries);
+    Checkpoint.write(path, geometry, CacheableDeserializerIdManager.save(), names, regions,
+        entries);
     return entries.size();
   }
 }

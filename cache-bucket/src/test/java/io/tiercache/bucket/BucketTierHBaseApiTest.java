@@ -12,11 +12,13 @@ import io.tiercache.core.contract.TestBlocks;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.util.Pair;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -171,5 +173,82 @@ class BucketTierHBaseApiTest {
     assertEquals(Optional.of(persistent), t.isAlreadyCached(pathKey(FILE, 0)));
     assertTrue(t.evictBlock(pathKey(FILE, 0)) == persistent, "single evictions still work");
     t.shutdown();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"file", "mmap"})
+  void regionBytes_surviveAWarmRestart(String engine) {
+    BucketTierBuilder b = BucketTier.builder().ioEngine(engine + ":" + dir.resolve("c.bin"))
+        .capacity(8L * MB).slabSize(MB).persistentPath(dir.resolve("c.idx").toString());
+    BucketTier t = b.build();
+    long bytes = 0;
+    for (int i = 0; i < 4; i++) {
+      HFileBlock blk = put(t, pathKey(FILE, i * 100_000L), 10 * KB);
+      bytes += blk.getSerializedLength();
+      blk.release();
+    }
+    t.shutdown();
+    BucketTier again = b.build();
+    assertTrue(again.waitForCacheInitialization(60_000));
+    assertEquals(Map.of(REGION, bytes), again.getRegionCachedInfo().get(),
+        "the cache-aware balancer needs the regions right after a restart");
+    again.shutdown();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"offheap", "file"})
+  void coldFiles_areEvictedFirst_whenRoomIsShort(String engine) {
+    BucketTier t = tier(engine, 2L * MB);
+    String cold = "c0ffee00";
+    String hot = "a0a0a0a0";
+    int i = 0;
+    while (t.occupancy().freeSlabs() > 0 || t.blockFitsIntoTheCache(
+        TestBlocks.heap("p", 0, 60 * KB, BlockType.DATA)).get()) {
+      String file = i % 2 == 0 ? cold : hot;
+      put(t, pathKey(file, i++ * 100_000L), 60 * KB).release();
+      assertTrue(i < 1000, "the cache never filled");
+    }
+    long coldBlocks = (i + 1) / 2;
+    t.coldFilesSource(() -> java.util.Set.of(cold));
+    put(t, pathKey(hot, 999_000_000L), 60 * KB).release(); // needs room: the sweep runs first
+    assertEquals(coldBlocks, t.coldFileEvictions(), "every cold block went first");
+    for (int j = 1; j < i; j += 2) {
+      assertEquals(Optional.of(true), t.isAlreadyCached(pathKey(hot, j * 100_000L)),
+          "hot block " + j + " kept");
+    }
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  /**
+   * A file whose blocks were cached by keys without a path has no region in the checkpoint (or
+   * in a pmem pool, which keeps none): after a warm restart its region is learnt from prefetch's
+   * completion, which names the path (issue 12: the region cached ratio after a restart).
+   */
+  @Test
+  void regionBytes_afterARestore_comeBackWhenPrefetchCompletesTheFile() {
+    BucketTierBuilder b = BucketTier.builder().capacity(8L * MB).slabSize(MB)
+        .ioEngine("file:" + dir.resolve("c.bin")).persistentPath(dir.resolve("c.idx").toString());
+    BucketTier t = b.build();
+    long bytes = 0;
+    for (int i = 0; i < 3; i++) {
+      HFileBlock blk = put(t, new BlockCacheKey(FILE, i * 100_000L), 10 * KB);
+      bytes += blk.getSerializedLength();
+      blk.release();
+    }
+    assertTrue(t.getRegionCachedInfo().get().isEmpty(), "no key named a path");
+    t.shutdown();
+
+    BucketTier warm = b.build();
+    assertTrue(warm.waitForCacheInitialization(60_000));
+    assertEquals(3, warm.getBlockCount(), "restored");
+    assertTrue(warm.getRegionCachedInfo().get().isEmpty(), "the checkpoint knew no region");
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(
+        "/hbase/data/default/t/" + REGION + "/cf/" + FILE);
+    warm.notifyFileCachingCompleted(path, 3, 3, 300_000L);
+    assertEquals(Map.of(REGION, bytes), warm.getRegionCachedInfo().get());
+    assertEquals(Set.of(FILE), warm.getFullyCachedFiles().get().keySet());
+    warm.checkInvariants();
+    warm.shutdown();
   }
 }

@@ -5,12 +5,18 @@ package io.tiercache.bucket;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tiercache.core.contract.TestBlocks;
 import java.io.RandomAccessFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
@@ -62,6 +68,39 @@ class BucketTierReconfigureTest {
     t.onConfigurationChange(conf());
     assertFalse(t.isDisabled());
     assertEquals(0, t.unexpectedFailures());
+    t.shutdown();
+  }
+
+  /**
+   * Shortening a long checkpoint interval online applies at once, not after the long interval
+   * already scheduled (the 10-minute interval of the IT would otherwise hold for 10 minutes).
+   */
+  @Test
+  void persistInterval_shortenedOnline_nextCheckpointComesAtTheNewInterval() throws Exception {
+    Path checkpoint = dir.resolve("c.idx");
+    Configuration slow = conf();
+    slow.set("hbase.bucketcache.persistent.path", checkpoint.toString());
+    slow.set("hbase.bucketcache.persist.intervalinmillis", "3600000");
+    BucketTier t = new BucketTier(slow);
+    HFileBlock b = TestBlocks.heap("f", 0, 30 * 1024, BlockType.DATA);
+    t.cacheBlock(TestBlocks.key("f", 0, BlockType.DATA), b, false, true);
+    b.release();
+    assertFalse(Files.exists(checkpoint), "an hour to the first checkpoint");
+
+    try (WatchService watch = dir.getFileSystem().newWatchService()) {
+      dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+      Configuration fast = new Configuration(slow);
+      fast.set("hbase.bucketcache.persist.intervalinmillis", "100");
+      long start = System.nanoTime();
+      t.onConfigurationChange(fast);
+      long deadline = start + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.exists(checkpoint)) {
+        WatchKey key = watch.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        assertNotNull(key, "no checkpoint within 30 s of the change");
+        key.pollEvents();
+        key.reset();
+      }
+    }
     t.shutdown();
   }
 }

@@ -9,6 +9,9 @@ import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
@@ -173,9 +176,12 @@ public class TieredBlockCache extends CombinedBlockCache {
     return key.getBlockType() != null ? key.getBlockType() : block.getBlockType();
   }
 
-  /** Moves (exclusive) or copies (inclusive) an L2 hit into the L1. */
+  /**
+   * Moves (exclusive) or copies (inclusive) an L2 hit into the L1, with the in-memory priority
+   * it had in the L2 (an {@code IN_MEMORY} family's data block stays in-memory).
+   */
   private void promote(BlockCacheKey key, Cacheable block) {
-    l1.cacheBlock(key, block, false);
+    l1.cacheBlock(key, block, l2.isInMemory(key));
     if (mode == TieringMode.EXCLUSIVE && l1.containsBlock(key)) {
       l2.evictBlock(key);
     }
@@ -197,6 +203,21 @@ public class TieredBlockCache extends CombinedBlockCache {
     boolean fromL1 = l1.evictBlock(key);
     boolean fromL2 = l2.evictBlock(key);
     return fromL1 || fromL2;
+  }
+
+  /**
+   * Bytes of cached blocks per region: the L2's, as HBase's combined cache reports, plus in
+   * {@code exclusive} mode the L1's (there a hot data block lives in the L1 only).
+   */
+  @Override
+  public Optional<Map<String, Long>> getRegionCachedInfo() {
+    Map<String, Long> l2Bytes = l2.getRegionCachedInfo().orElse(Map.of());
+    if (mode != TieringMode.EXCLUSIVE) {
+      return Optional.of(l2Bytes);
+    }
+    Map<String, Long> sum = new HashMap<>(l2Bytes);
+    l1.regionBytes().forEach((region, bytes) -> sum.merge(region, bytes, Long::sum));
+    return Optional.of(Collections.unmodifiableMap(sum));
   }
 
   @Override

@@ -24,6 +24,7 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache.CombinedCacheStats;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -285,5 +286,22 @@ class TieredBlockCacheTest {
     conf.set("hbase.bucketcache.ioengine", "heap");
     assertEquals("hbase.bucketcache.ioengine",
         assertThrows(SettingException.class, () -> new TieredBlockCache(conf)).key());
+  }
+
+  /** Region cached bytes count the L1's blocks too where data blocks live there (exclusive). */
+  @ParameterizedTest
+  @EnumSource(TieringMode.class)
+  void regionCachedInfo_countsWhereTheBlocksAre(TieringMode mode) {
+    build(mode, 8L << 20, 16L << 20, 2);
+    String region = "0123456789abcdef0123456789abcdef";
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(
+        "/hbase/data/default/t/" + region + "/cf/abc123");
+    BlockCacheKey k = new BlockCacheKey(file, 0, true, BlockType.DATA);
+    HFileBlock b = heap("abc123", 0, PAYLOAD, BlockType.DATA);
+    cache.cacheBlock(k, b, false, true);
+    cache.l2().flush(30_000);
+    long bytes = cache.getRegionCachedInfo().get().getOrDefault(region, 0L);
+    assertEquals(b.getSerializedLength(), bytes, mode + ": one block's bytes");
+    b.release();
   }
 }

@@ -217,7 +217,8 @@ class TieredMiniClusterIT {
     }
   }
 
-  private static void checkClassesCameFromTheExpectedJar() {
+  /** Fails unless TierCache's classes came from the jar this run is for (see the pom). */
+  static void checkClassesCameFromTheExpectedJar() {
     String expected = System.getProperty("tiercache.it.classes", "modules");
     for (Class<?> c : new Class<?>[] {TieredBlockCache.class, BucketTier.class}) {
       String where = String.valueOf(c.getProtectionDomain().getCodeSource().getLocation());

@@ -7,6 +7,7 @@ import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.Keys;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -14,11 +15,13 @@ import io.tiercache.core.tier.TierBlock;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -62,6 +65,18 @@ import org.slf4j.LoggerFactory;
  * <h2>Concurrency</h2>
  * Any thread may call any method. {@code evictionLock} guards the map's mutations, the policy
  * and the registry; reads of the map are lock free. The victim cache is called without the lock.
+ *
+ * <p><b>Hand-offs and explicit evictions.</b> A capacity victim leaves the map under
+ * {@code evictionLock} and reaches the victim cache after it, so an explicit eviction in between
+ * would find it in neither cache and the hand-off would then cache it below, outliving the
+ * eviction. A thread with victims to hand off takes the read lock of {@code handOffs} before it
+ * releases {@code evictionLock} and holds it until the hand-off is done; {@link #evictBlock} and
+ * {@link #evictBlocksByHfileName} (when a victim cache is set) take and drop the write lock after
+ * their own removal, so they return only once every hand-off of a block that left before them is
+ * in the victim cache, where the caller's eviction of the lower tier (which runs next, as
+ * HBase's {@code CombinedBlockCache} and TierCache's combined cache do) finds it. Lock order:
+ * {@code evictionLock}, then {@code handOffs}; nothing is locked while waiting for the write lock,
+ * and a hand-off takes no lock of this tier.
  */
 public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(LruTier.class);
@@ -69,6 +84,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
 
   private final ConcurrentHashMap<BlockCacheKey, Node> map;
   private final ReentrantLock evictionLock = new ReentrantLock();
+  private final ReentrantReadWriteLock handOffs = new ReentrantReadWriteLock();
   private final ReadBuffer<Node> readBuffer = new ReadBuffer<>();
   private final FileRegistry files = new FileRegistry();
   private final AtomicLong unexpectedFailures = new AtomicLong();
@@ -259,13 +275,15 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
         if (replaced != null) {
           policy.remove(replaced);
         } else {
-          files.add(key.getHfileName(), key.getOffset());
+          files.add(key.getHfileName(), key.getOffset(), node.block.getSerializedLength(),
+              node.data, Keys.regionOf(key));
         }
         policy.add(node, evicted);
         for (Node n : evicted) {
           removeFromIndex(n);
         }
         publishSizes();
+        beginHandOff(evicted);
       }
     } finally {
       evictionLock.unlock();
@@ -274,36 +292,80 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       node.block.release();
       return;
     }
-    if (replaced != null) {
-      replaced.block.release();
+    try {
+      if (replaced != null) {
+        replaced.block.release();
+      }
+    } finally {
+      handOff(evicted);
     }
-    handOff(evicted);
+  }
+
+  /** Takes a node's block out of the file registry (its bytes and region with it). */
+  private void forgetFile(Node n) {
+    files.remove(n.key.getHfileName(), n.key.getOffset(), n.block.getSerializedLength(), n.data);
+  }
+
+  /**
+   * Bytes of cached blocks per region (encoded name, from the keys' paths), as the L2 reports
+   * them; the combined cache adds them in {@code exclusive} mode, where data blocks live here too.
+   */
+  public Map<String, Long> regionBytes() {
+    return files.regionBytes();
   }
 
   /** Removes an evicted node from the map and the registry; caller holds the lock. */
   private void removeFromIndex(Node n) {
     map.remove(n.key, n);
-    files.remove(n.key.getHfileName(), n.key.getOffset());
+    forgetFile(n);
   }
 
-  /** Gives capacity victims to the victim cache, then drops this tier's reference. */
+  /**
+   * Registers a hand-off of {@code evicted} before {@code evictionLock} is released (caller holds
+   * it); {@link #handOff} ends it.
+   */
+  private void beginHandOff(List<Node> evicted) {
+    if (!evicted.isEmpty()) {
+      handOffs.readLock().lock();
+    }
+  }
+
+  /**
+   * Gives capacity victims to the victim cache with the priority they were cached with, then
+   * drops this tier's reference and ends the hand-off {@link #beginHandOff} registered.
+   */
   private void handOff(List<Node> evicted) {
     if (evicted.isEmpty()) {
       return;
     }
-    stats.evict();
-    BlockCache victim = victimCache;
-    for (Node n : evicted) {
-      stats.evicted(n.cachedTimeNanos, n.key.isPrimary());
-      try {
-        if (victim != null) {
-          victim.cacheBlock(n.key, n.block, n.queue == Node.MEMORY || !n.data);
-          stats.handOff();
+    try {
+      stats.evict();
+      BlockCache victim = victimCache;
+      for (Node n : evicted) {
+        stats.evicted(n.cachedTimeNanos, n.key.isPrimary());
+        try {
+          if (victim != null) {
+            victim.cacheBlock(n.key, n.block, n.inMemory || !n.data);
+            stats.handOff();
+          }
+        } catch (Throwable t) { // the victim cache's failure must not leak the other victims
+          unexpected("hand-off of " + n.key, t);
         }
-      } catch (Throwable t) { // the victim cache's failure must not leak the other victims
-        unexpected("hand-off of " + n.key, t);
+        n.block.release();
       }
-      n.block.release();
+    } finally {
+      handOffs.readLock().unlock();
+    }
+  }
+
+  /**
+   * Waits until every hand-off of a victim that left the map before this call is in the victim
+   * cache (no wait without a victim cache); called after an explicit eviction, holding no lock.
+   */
+  private void awaitHandOffs() {
+    if (victimCache != null) {
+      handOffs.writeLock().lock();
+      handOffs.writeLock().unlock();
     }
   }
 
@@ -328,6 +390,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     } finally {
       evictionLock.unlock();
     }
+    awaitHandOffs();
     if (removed == null) {
       return false;
     }
@@ -339,12 +402,15 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     Node n = map.remove(key);
     if (n != null) {
       policy.remove(n);
-      files.remove(n.key.getHfileName(), n.key.getOffset());
+      forgetFile(n);
     }
     return n;
   }
 
-  /** Evicts every block of {@code hfileName}; costs O(blocks of that file). */
+  /**
+   * Evicts every block of {@code hfileName}; costs O(blocks of that file). Returns once blocks of
+   * the file handed to the victim cache before this call are there (see the class comment).
+   */
   @Override
   public int evictBlocksByHfileName(String hfileName) {
     return evictBlocksRangeByHfileName(hfileName, 0, Long.MAX_VALUE);
@@ -358,6 +424,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   public int evictBlocksRangeByHfileName(String hfileName, long initOffset, long endOffset) {
     long[] offsets = files.offsets(hfileName);
     if (offsets.length == 0) {
+      awaitHandOffs();
       return 0;
     }
     List<Node> removed = new ArrayList<>(offsets.length);
@@ -376,6 +443,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     } finally {
       evictionLock.unlock();
     }
+    awaitHandOffs();
     for (Node n : removed) {
       n.block.release();
     }
@@ -401,6 +469,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
         removeFromIndex(n);
       }
       publishSizes();
+      beginHandOff(evicted);
     } finally {
       evictionLock.unlock();
     }

@@ -24,13 +24,19 @@ final class Node {
 
   /** Heap cost of a node and its map entry, on top of the block and the key. */
   static final long OVERHEAD = ClassSize.align(ClassSize.OBJECT + 4 * ClassSize.REFERENCE
-      + 2 * Long.BYTES + Integer.BYTES + 2) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
+      + 2 * Long.BYTES + Integer.BYTES + 3) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
 
   final BlockCacheKey key;
   final Cacheable block;
   final long weight;
   final int hash;
   final boolean data;
+  /**
+   * Cached with the in-memory priority (an IN_MEMORY family's block, or a meta block): what a
+   * capacity victim keeps when it is handed to the victim cache. {@code queue} cannot tell it
+   * then, being {@code REMOVED} by the time the victim leaves the lock.
+   */
+  final boolean inMemory;
   final long cachedTimeNanos;
 
   volatile byte queue;
@@ -43,6 +49,7 @@ final class Node {
     this.weight = block.heapSize() + key.heapSize() + OVERHEAD;
     this.hash = key.hashCode();
     this.data = data;
+    this.inMemory = queue == MEMORY;
     this.cachedTimeNanos = System.nanoTime();
     this.queue = queue;
   }

@@ -69,9 +69,20 @@ final class PmemEngine implements Engine {
    *     if the path is refused, in use by another cache, or its file system is too small
    */
   static PmemEngine open(Path path, PoolLayout layout, Backend backend) throws IOException {
+    return open(path, layout, backend::open);
+  }
+
+  /** Maps a pool file as a {@link PmemRegion}: a {@link Backend}, or a test's simulated one. */
+  @FunctionalInterface
+  interface Regions {
+    PmemRegion open(Path path, long size, int chunkSize) throws IOException;
+  }
+
+  /** As {@link #open(Path, PoolLayout, Backend)}, mapping the pool with {@code regions}. */
+  static PmemEngine open(Path path, PoolLayout layout, Regions regions) throws IOException {
     FileGuard.Lock lock = FileGuard.lock(path, Engines.KEY);
     try {
-      return open(path, layout, backend, lock);
+      return open(path, layout, regions, lock);
     } catch (IOException | RuntimeException e) {
       try {
         lock.close();
@@ -82,7 +93,7 @@ final class PmemEngine implements Engine {
     }
   }
 
-  private static PmemEngine open(Path path, PoolLayout layout, Backend backend,
+  private static PmemEngine open(Path path, PoolLayout layout, Regions regions,
       FileGuard.Lock lock) throws IOException {
     long length = PoolFile.length(path);
     boolean fresh = false;
@@ -97,7 +108,7 @@ final class PmemEngine implements Engine {
       PoolFile.recreate(path, layout.poolSize);
       fresh = true;
     }
-    PmemRegion region = backend.open(path, layout.poolSize, PmemRegion.chunkSize(
+    PmemRegion region = regions.open(path, layout.poolSize, PmemRegion.chunkSize(
         layout.slabSize));
     try {
       String mismatch = layout.mismatch(region);

@@ -7,18 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.tiercache.bucket.BucketTier;
+import io.tiercache.core.contract.ChildJvm;
 import io.tiercache.core.contract.TestBlocks;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.junit.jupiter.api.AfterEach;
@@ -87,61 +80,23 @@ class PmemCrashTest {
   /** Runs the child until it reports {@code killAfter} publications; returns the last report. */
   private static int[] runAndKill(Path pool, String backend, long seed, int killAfter,
       String where) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx256m");
-    cmd.addAll(jvmFlags());
-    cmd.add("-cp");
-    cmd.add(System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path")));
-    cmd.add(CrashWriter.class.getName());
-    cmd.add(pool.toString());
-    cmd.add(backend);
-    cmd.add(Long.toString(seed));
-    Process child = new ProcessBuilder(cmd)
-        .redirectError(pool.resolveSibling("child.err").toFile()).start();
+    ChildJvm child = ChildJvm.start(CrashWriter.class, pool.resolveSibling("child.err"),
+        pool.toString(), backend, Long.toString(seed));
     int[] last = {-1, 0};
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = out.readLine()) != null) {
-        if (line.startsWith("P ")) {
-          String[] f = line.split(" ");
-          last[0] = Integer.parseInt(f[1]);
-          last[1] = Integer.parseInt(f[2]);
-          if (last[0] >= killAfter) {
-            child.destroyForcibly(); // SIGKILL on Linux
-            break;
-          }
-        }
+    child.readUntilKill(line -> {
+      if (!line.startsWith("P ")) {
+        return false;
       }
-    }
-    if (!child.waitFor(30, TimeUnit.SECONDS)) {
-      child.destroyForcibly();
-      fail("child did not die (" + where + ")");
-    }
+      String[] f = line.split(" ");
+      last[0] = Integer.parseInt(f[1]);
+      last[1] = Integer.parseInt(f[2]);
+      return last[0] >= killAfter;
+    });
+    int exit = child.awaitDeath(where);
     if (last[0] < killAfter) {
-      fail("child stopped after " + last[0] + " publications, exit " + child.exitValue()
-          + "; see " + pool.resolveSibling("child.err") + " (" + where + ")");
+      fail("child stopped after " + last[0] + " publications, exit " + exit + "; see "
+          + child.stderr() + " (" + where + ")");
     }
     return last;
-  }
-
-  /** The module-access flags this JVM runs with (HBase needs them on JDK 17). */
-  private static List<String> jvmFlags() {
-    List<String> out = new ArrayList<>();
-    List<String> in = ManagementFactory.getRuntimeMXBean().getInputArguments();
-    for (int i = 0; i < in.size(); i++) {
-      String a = in.get(i);
-      if (a.startsWith("--add-")) {
-        out.add(a);
-        if (!a.contains("=") && i + 1 < in.size()) {
-          out.add(in.get(++i));
-        }
-      } else if (a.startsWith("-Dio.netty") || a.startsWith("-Dorg.apache.hbase")) {
-        out.add(a);
-      }
-    }
-    return out;
   }
 }

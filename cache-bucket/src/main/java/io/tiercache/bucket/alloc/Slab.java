@@ -15,7 +15,8 @@ import java.nio.ByteOrder;
  * <h2>Memory layout of a slot record (off heap, native byte order)</h2>
  * <pre>
  *   offset size field
- *     0     4   state     bit 31 ALLOCATED, bit 30 EVICTED, bits 0-29 pin count (CAS only)
+ *     0     4   state     bit 31 ALLOCATED, bit 30 EVICTED, bit 29 PUBLISHED,
+ *                         bits 0-28 pin count (CAS only)
  *     4     4   fileId    FileRegistry id of the HFile
  *     8     8   offset    block offset in the HFile
  *    16     4   length    serialized length of the block
@@ -33,8 +34,12 @@ import java.nio.ByteOrder;
  * <h2>Slot life cycle (state word)</h2>
  * <ol>
  *   <li>free: 0. {@link SlabAllocator} sets ALLOCATED when it hands the slot to a writer.</li>
- *   <li>published: the writer fills the record and the engine bytes, then puts the handle in the
- *       index. Readers {@link #pin} under the index segment's read lock.</li>
+ *   <li>published: the writer fills the record and the engine bytes, then, under the key's stripe
+ *       lock, sets PUBLISHED ({@link #markPublished}, under the allocator lock, refused while the
+ *       slab drains) and puts the handle in the index. Readers {@link #pin} under the index
+ *       segment's read lock. A slot ALLOCATED without PUBLISHED belongs to its writer alone: a
+ *       drain or the eviction clock never takes it, and its writer either publishes or frees
+ *       it.</li>
  *   <li>evicted: the evictor removes the handle from the index (write lock), then
  *       {@link #markEvicted}: with no pins the slot is freed at once, otherwise EVICTED is set
  *       and the last {@link #unpin} frees it. A slot is never reused while pinned.</li>
@@ -50,7 +55,8 @@ final class Slab {
   static final int RECORD = 32;
   static final int ALLOCATED = 1 << 31;
   static final int EVICTED = 1 << 30;
-  static final int PINS = EVICTED - 1;
+  static final int PUBLISHED = 1 << 29;
+  static final int PINS = PUBLISHED - 1;
 
   private static final int O_STATE = 0;
   private static final int O_FILE = 4;
@@ -121,7 +127,10 @@ final class Slab {
     return -1;
   }
 
-  /** Takes the given slot if free (checkpoint restore); caller holds the allocator lock. */
+  /**
+   * Takes the given slot if free, as a published slot (checkpoint restore); caller holds the
+   * allocator lock.
+   */
   boolean takeSlot(int slot) {
     long bit = 1L << slot;
     if (slot < 0 || slot >= slots || (free[slot >>> 6] & bit) == 0) {
@@ -129,7 +138,7 @@ final class Slab {
     }
     free[slot >>> 6] &= ~bit;
     used++;
-    INT.setVolatile(records, slot * RECORD + O_STATE, ALLOCATED);
+    INT.setVolatile(records, slot * RECORD + O_STATE, ALLOCATED | PUBLISHED);
     return true;
   }
 
@@ -159,6 +168,23 @@ final class Slab {
         return false;
       }
       if (INT.compareAndSet(records, at, s, s + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Marks an allocated slot published; false if it is not allocated or already evicted. Caller
+   * holds the allocator lock (which decides whether the slab may take publications).
+   */
+  boolean markPublished(int slot) {
+    int at = slot * RECORD + O_STATE;
+    while (true) {
+      int s = (int) INT.getVolatile(records, at);
+      if ((s & ALLOCATED) == 0 || (s & EVICTED) != 0) {
+        return false;
+      }
+      if (INT.compareAndSet(records, at, s, s | PUBLISHED)) {
         return true;
       }
     }

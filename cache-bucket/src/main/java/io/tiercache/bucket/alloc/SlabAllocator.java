@@ -32,6 +32,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * and bloom blocks) keeps its slabs. Slab recency is {@code System.nanoTime()} of the last read
  * or allocation in the slab.
  *
+ * <p><b>A drain always finishes.</b> It lists the slab's <em>published</em> slots (state bit
+ * PUBLISHED, set by {@link #markPublished} under this lock) and the caller evicts them. A slot a
+ * writer holds allocated but has not published is not listed: {@link #markPublished} refuses it
+ * once its slab drains, so its writer frees it instead (and writes the block elsewhere). Every
+ * slot of a draining slab is thus evicted, freed by its writer, or freed by its last reader, and
+ * the slab returns to the free pool with the last of them, whatever the interleaving; only a
+ * reader that never releases a block can hold a drain open.
+ *
  * <p>Otherwise the class evicts one of its own blocks by CLOCK: each slot has a 2-bit frequency,
  * 0 when a single-access block is written, 3 for in-memory (index, bloom, {@code IN_MEMORY})
  * blocks, raised by one per hit up to 3; the hand skips and decrements non-zero slots and evicts
@@ -295,12 +303,54 @@ public final class SlabAllocator {
     return true;
   }
 
+  /**
+   * Marks slot {@code handle}, whose record the caller has filled, as published: from now on a
+   * drain of its slab lists it. Refused (false) while the slab drains, and then the caller must
+   * free the slot rather than publish it. The caller holds the key's stripe lock and puts the
+   * handle in the index before releasing it, so a drainer that lists the slot and then evicts it
+   * (under the same stripe lock) finds it there.
+   */
+  public boolean markPublished(long handle) {
+    lock.lock();
+    try {
+      Slab s = slabs[Handles.slab(handle)];
+      return !draining[s.index] && s.markPublished(Handles.slot(handle));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether the slab of {@code handle} is being drained (for tests and invariant checks). */
+  public boolean isDraining(long handle) {
+    lock.lock();
+    try {
+      return draining[Handles.slab(handle)];
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Number of slabs being drained: 0 or 1, back to 0 when the drained slab is free. */
+  public int drainingCount() {
+    lock.lock();
+    try {
+      return drainingCount;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static boolean isPublished(int state) {
+    return (state & (Slab.ALLOCATED | Slab.PUBLISHED | Slab.EVICTED))
+        == (Slab.ALLOCATED | Slab.PUBLISHED);
+  }
+
   private long[] publishedSlots(Slab s) {
     long[] out = new long[s.used];
     int n = 0;
     for (int slot = 0; slot < s.slots; slot++) {
       int st = s.state(slot);
-      if ((st & Slab.ALLOCATED) != 0 && (st & Slab.EVICTED) == 0) {
+      if (isPublished(st)) {
         out[n++] = Handles.of(s.index, slot);
       }
     }
@@ -325,8 +375,8 @@ public final class SlabAllocator {
       }
       int slot = s.clockHand++;
       int st = s.state(slot);
-      if ((st & Slab.ALLOCATED) == 0 || (st & Slab.EVICTED) != 0) {
-        continue;
+      if (!isPublished(st)) {
+        continue; // free, evicted, or still its writer's
       }
       int f = s.freq(slot);
       if (f > 0) {
@@ -472,9 +522,9 @@ public final class SlabAllocator {
     return slabs[Handles.slab(h)].state(Handles.slot(h));
   }
 
-  /** Whether a state word is that of a published slot: allocated and not evicted. */
+  /** Whether a state word is that of a published slot: allocated, published, not evicted. */
   public static boolean isLive(int state) {
-    return (state & Slab.ALLOCATED) != 0 && (state & Slab.EVICTED) == 0;
+    return isPublished(state);
   }
 
   /** Bytes of slots in use (slot sizes). */

@@ -34,11 +34,12 @@ import java.util.zip.CheckedOutputStream;
  *
  * <h2>File format (big-endian, {@link DataOutputStream})</h2>
  * <pre>
- *   magic      8 bytes  "TCCKPT01"
+ *   magic      8 bytes  "TCCKPT02" ("TCCKPT01": the same without the regions table)
  *   engine     UTF      the engine spec (file:/..., mmap:/...)
  *   capacity   long     slabSize int   classes int, then that many slot sizes (int)
  *   deser      int n, then n × (id int, class name UTF)   HBase deserializer ids of this JVM
  *   files      int n, then n × (id int, name UTF)
+ *   regions    int n, then n × (file id int, region UTF)   encoded region of a file, where known
  *   blocks     long n, then n × entry:
  *                fileId int, offset long, slab int, slot int, sizeClass byte, length int,
  *                checksum int, flags byte, deser byte, type byte, freq byte, cachedAt int
@@ -56,7 +57,10 @@ import java.util.zip.CheckedOutputStream;
  * miss, never wrong bytes.
  */
 public final class Checkpoint {
-  private static final byte[] MAGIC = "TCCKPT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] MAGIC = "TCCKPT02".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  /** The format before regions were kept: still read, so an upgrade restarts warm. */
+  private static final byte[] MAGIC_V1 =
+      "TCCKPT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   /** The geometry a checkpoint must match to be loaded. */
   public static final class Geometry {
@@ -90,6 +94,8 @@ public final class Checkpoint {
 
   /** One block as checkpointed. */
   public static final class Entry {
+    /** The file's region (encoded name), or null where the checkpoint did not know it. */
+    public String region;
     public String file;
     public int fileId;
     public long offset;
@@ -130,7 +136,8 @@ public final class Checkpoint {
 
   /** Writes a checkpoint atomically. */
   public static void write(Path path, Geometry geometry, Map<Integer, String> deserializers,
-      Map<Integer, String> files, List<Entry> entries) throws IOException {
+      Map<Integer, String> files, Map<Integer, String> regions, List<Entry> entries)
+      throws IOException {
     Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
     Files.deleteIfExists(tmp); // a link there is removed, never followed
     CRC32C crc = new CRC32C();
@@ -149,6 +156,7 @@ public final class Checkpoint {
       }
       writeNames(out, deserializers);
       writeNames(out, files);
+      writeNames(out, regions);
       out.writeLong(entries.size());
       for (Entry e : entries) {
         out.writeInt(e.fileId);
@@ -210,13 +218,18 @@ public final class Checkpoint {
       DataInputStream in = new DataInputStream(checked);
       byte[] magic = new byte[MAGIC.length];
       in.readFully(magic);
-      if (!Arrays.equals(magic, MAGIC)) {
+      boolean v1 = Arrays.equals(magic, MAGIC_V1);
+      if (!v1 && !Arrays.equals(magic, MAGIC)) {
         throw new Unusable(path + " is not a TierCache checkpoint");
       }
       String engine = in.readUTF();
       long capacity = in.readLong();
       int slabSize = in.readInt();
-      int[] classes = new int[in.readInt()];
+      int classCount = in.readInt();
+      if (classCount < 0 || classCount > 255) {
+        throw new Unusable(path + " claims " + classCount + " bucket sizes");
+      }
+      int[] classes = new int[classCount];
       for (int i = 0; i < classes.length; i++) {
         classes[i] = in.readInt();
       }
@@ -226,6 +239,7 @@ public final class Checkpoint {
       }
       Map<Integer, String> deser = readNames(in);
       Map<Integer, String> files = readNames(in);
+      Map<Integer, String> regions = v1 ? Map.of() : readNames(in);
       long n = in.readLong();
       if (n < 0 || n > size / 30) {
         throw new Unusable(path + " claims " + n + " blocks in " + size + " bytes");
@@ -235,6 +249,7 @@ public final class Checkpoint {
         Entry e = new Entry();
         e.fileId = in.readInt();
         e.file = files.get(e.fileId);
+        e.region = regions.get(e.fileId);
         e.offset = in.readLong();
         e.slab = in.readInt();
         e.slot = in.readInt();
@@ -255,6 +270,9 @@ public final class Checkpoint {
       int stored = new DataInputStream(raw).readInt();
       if (computed != stored) {
         throw new Unusable(path + " fails its checksum");
+      }
+      if (raw.read() >= 0) {
+        throw new Unusable(path + " has bytes after its checksum");
       }
       return new Loaded(entries, deser);
     } catch (EOFException e) {

@@ -31,6 +31,7 @@ class SlabAllocatorPolicyTest {
       long h = a.allocate(c);
       assertNotEquals(Handles.NONE, h, "allocation " + i + " of class " + c);
       a.describe(h, 1, (long) c << 32 | i, 1000, 0, SlabAllocator.F_DATA, 0, 0, 0);
+      assertTrue(a.markPublished(h), "publication of " + Handles.toString(h));
       out.add(h);
     }
     return out;

@@ -106,11 +106,15 @@ public final class CacheSettings {
   /** Where the L2 keeps blocks; HBase's syntax. */
   public static final Setting<String> L2_IOENGINE = define(Setting.text(
       "hbase.bucketcache.ioengine", "offheap",
-      "offheap, file:PATH, files:PATH1,PATH2,..., mmap:PATH or pmem:PATH",
-      v -> v.equals("offheap") || v.matches("(file|files|mmap|pmem):.+"),
+      "offheap, file:PATH, files:PATH1,PATH2,..., mmap:PATH, pmem:PATH, or SCHEME:PATH of an "
+          + "engine provider on the classpath",
+      // Any scheme passes here: the engine factory knows which providers are on the classpath
+      // and refuses an unknown scheme at startup, naming this key.
+      v -> v.equals("offheap") || v.matches("[A-Za-z][A-Za-z0-9+.-]*:.+"),
       "Storage of the L2: direct memory, one or more files (capacity split over them in "
           + "whole slabs), a memory-mapped file, or persistent memory (needs the cache-pmem jar). "
-          + "`heap` (HBase's legacy engine) is rejected."));
+          + "`heap` (HBase's legacy engine) is rejected, and so, at startup, is a scheme no "
+          + "provider serves."));
 
   /** L2 capacity: HBase's megabytes, or a size with a unit. */
   public static final Setting<Long> L2_SIZE = define(Setting.megabytes(

@@ -214,6 +214,30 @@ public final class FileRegistry {
     }
   }
 
+  /**
+   * Tells the registry {@code file}'s region if it did not know it, counting the file's bytes to
+   * that region; does nothing for a file with no blocks or one whose region is known. Blocks
+   * restored from a checkpoint carry only the file's name (the checkpoint keeps no path), so
+   * without this a warm restart would report no cached bytes for any region until a new block
+   * of each file is cached; HBase's prefetch names the file's path when it completes.
+   *
+   * @return whether the region was set
+   */
+  public boolean setRegion(String file, String region) {
+    FileEntry e = byName.get(file);
+    if (e == null || region == null) {
+      return false;
+    }
+    synchronized (e) {
+      if (e.dead || e.region != null) {
+        return false;
+      }
+      e.region = region;
+      addRegionBytes(region, e.bytes);
+      return true;
+    }
+  }
+
   /** A snapshot of the cached bytes per region (regions with none left are absent). */
   public Map<String, Long> regionBytes() {
     Map<String, Long> out = new HashMap<>();

@@ -5,6 +5,7 @@ package io.tiercache.core.file;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -101,5 +102,22 @@ class FileRegistryTest {
     assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
     assertEquals(0, r.fileCount());
     assertEquals(0, r.blockCount());
+  }
+
+  @Test
+  void setRegion_ofAFileAddedWithoutOne_countsItsBytesToTheRegion_once() {
+    FileRegistry r = new FileRegistry();
+    r.add("restored", 0, 1000, true, null); // as a checkpoint restores it: no path, no region
+    r.add("restored", 1000, 500, true, null);
+    assertTrue(r.regionBytes().isEmpty());
+    assertTrue(r.setRegion("restored", "r1"));
+    assertEquals(Map.of("r1", 1500L), r.regionBytes());
+    assertFalse(r.setRegion("restored", "r2"), "the first region stays");
+    assertFalse(r.setRegion("absent", "r1"), "no entry is made for a file without blocks");
+    assertEquals(-1, r.idOf("absent"));
+    r.add("restored", 2000, 100, true, null);
+    assertEquals(Map.of("r1", 1600L), r.regionBytes());
+    r.remove("restored", 0, 1000, true);
+    assertEquals(Map.of("r1", 600L), r.regionBytes());
   }
 }
