@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
 
 /**
  * Interns HFile names to compact int ids and records, per file, the offsets of the blocks a tier
@@ -181,36 +182,24 @@ public final class FileRegistry {
     return null;
   }
 
-  /** Bytes of {@code file}'s registered blocks (as given to {@link #add}); 0 if none. */
-  public long bytesOf(String file) {
-    FileEntry e = byName.get(file);
-    if (e == null) {
-      return 0;
-    }
-    synchronized (e) {
-      return e.dead ? 0 : e.bytes;
-    }
-  }
-
   /** Number of {@code file}'s registered blocks added as data blocks. */
   public int dataBlocksOf(String file) {
-    FileEntry e = byName.get(file);
-    if (e == null) {
-      return 0;
-    }
-    synchronized (e) {
-      return e.dead ? 0 : e.dataBlocks;
-    }
+    return read(file, 0, e -> e.dataBlocks);
   }
 
   /** The region {@code file}'s blocks were added with, or null. */
   public String regionOf(String file) {
+    return read(file, null, e -> e.region);
+  }
+
+  /** {@code field} of a live file's entry, read under its monitor; {@code none} otherwise. */
+  private <T> T read(String file, T none, Function<FileEntry, T> field) {
     FileEntry e = byName.get(file);
     if (e == null) {
-      return null;
+      return none;
     }
     synchronized (e) {
-      return e.region;
+      return e.dead ? none : field.apply(e);
     }
   }
 
