@@ -193,7 +193,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       DurableIndex durable = engine.durableIndex();
       this.store = new BlockStore(slabs, index, stats, durable);
       this.residency = new FileResidency(name, store.files);
-      this.coldFiles = new ColdFiles(name, store.files,
+      this.coldFiles = new ColdFiles(name, slabs, store.files,
           file -> evictFile(file, 0, Long.MAX_VALUE));
       this.persistent = engine.isPersistent()
           && (durable != null || config.persistentPath != null);
@@ -494,7 +494,7 @@ public final class BucketTier implements CacheTier, HeapSize {
         if (h == Handles.NONE) {
           int sizeClass = config.classes.classOf(length);
           if (mayEvict) {
-            coldFiles.maybeSweep(() -> !slabs.hasFreeSpace(sizeClass));
+            coldFiles.maybeSweep(sizeClass);
           }
           h = mayEvict ? store.allocate(sizeClass) : slabs.allocate(sizeClass);
         }

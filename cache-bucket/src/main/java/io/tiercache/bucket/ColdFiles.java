@@ -3,12 +3,12 @@
  */
 package io.tiercache.bucket;
 
+import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.core.file.FileRegistry;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.regionserver.DataTieringManager;
@@ -30,16 +30,21 @@ final class ColdFiles {
   private static final Logger LOG = LoggerFactory.getLogger(ColdFiles.class);
   /** Least time between two sweeps. */
   static final long INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** How long a writer that found room lets the next one go without asking the allocator. */
+  static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final String tier;
+  private final SlabAllocator slabs;
   private final FileRegistry files;
   private final ToIntFunction<String> evictFile;
   private volatile Supplier<Set<String>> source = ColdFiles::fromDataTiering;
   private final AtomicLong nextSweep = new AtomicLong(System.nanoTime());
   private final LongAdder evicted = new LongAdder();
 
-  ColdFiles(String tier, FileRegistry files, ToIntFunction<String> evictFile) {
+  ColdFiles(String tier, SlabAllocator slabs, FileRegistry files,
+      ToIntFunction<String> evictFile) {
     this.tier = tier;
+    this.slabs = slabs;
     this.files = files;
     this.evictFile = evictFile;
   }
@@ -50,17 +55,31 @@ final class ColdFiles {
     return tiering == null ? null : tiering.getColdFilesList().keySet();
   }
 
-  /** Where the cold files come from: HBase's DataTieringManager unless set otherwise. */
+  /**
+   * Where the cold files come from: HBase's DataTieringManager unless set otherwise. A new source
+   * is asked at the next write that needs room.
+   */
   void source(Supplier<Set<String>> coldFiles) {
     this.source = coldFiles;
+    nextSweep.set(System.nanoTime());
   }
 
-  /** Sweeps the cold files' blocks if a sweep is due and {@code needsRoom} says room is short. */
-  void maybeSweep(BooleanSupplier needsRoom) {
+  /**
+   * Sweeps the cold files' blocks if a sweep is due and class {@code sizeClass} has no room
+   * without evicting. Costs a volatile read when no sweep is due (every write asks), and the
+   * allocator is asked at most about once a second while there is room.
+   */
+  void maybeSweep(int sizeClass) {
     long now = System.nanoTime();
     long due = nextSweep.get();
-    if (now - due < 0 || !needsRoom.getAsBoolean()
-        || !nextSweep.compareAndSet(due, now + INTERVAL_NANOS)) {
+    if (now - due < 0) {
+      return;
+    }
+    if (slabs.hasFreeSpace(sizeClass)) {
+      nextSweep.compareAndSet(due, now + RECHECK_NANOS); // room yet: ask again in a while
+      return;
+    }
+    if (!nextSweep.compareAndSet(due, now + INTERVAL_NANOS)) {
       return;
     }
     Set<String> cold = source.get();
