@@ -32,10 +32,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A seeded randomized stress of {@link TieredBlockCache} in every mode on every L2 engine
- * (offheap, file, files, mmap, pmem): four threads cache (heap and pooled blocks, in-memory or not, queued or waiting), read
- * (every hit checked byte for byte; some blocks held across later operations), evict blocks and
- * files, and resize the L1 (bursts of demotions in exclusive mode); promotions come with the
- * reads. A small L1 and L2 keep both tiers evicting and the L2's slabs moving between size
+ * (offheap, file, files, mmap, pmem): four threads cache (heap and pooled blocks, in-memory or
+ * not, queued or waiting), read (every hit checked byte for byte; some blocks held across later
+ * operations), evict blocks, files and offset ranges of files, and resize the L1 (bursts of
+ * demotions in exclusive mode); promotions come with the reads. A small L1 and L2 keep both tiers evicting and the L2's slabs moving between size
  * classes. Phase one ends with the invariants checked; in phase two one thread shuts the cache
  * down while the others go on. At the end every held block is released and the leak check runs:
  * nothing cached, every L2 slot free, every pooled buffer back in its pool.
@@ -204,8 +204,12 @@ class TieredBlockCacheStressTest {
         }
       } else if (dice < 960) {
         cache.evictBlock(key);
-      } else if (dice < 985) {
+      } else if (dice < 975) {
         cache.evictBlocksByHfileName(key.getHfileName());
+      } else if (dice < 985) { // a split or merge keeping part of a file
+        long from = rnd.nextInt(OFFSETS) * 100_000L;
+        cache.evictBlocksRangeByHfileName(key.getHfileName(), from,
+            from + rnd.nextInt(OFFSETS / 4) * 100_000L);
       } else if (!shutDown.get()) {
         cache.setMaxSize((1 + rnd.nextInt(4)) * (512L << 10));
       }
