@@ -155,22 +155,9 @@ class TieredHBaseFeaturesIT {
 
   @AfterAll
   static void stopCluster() throws Exception {
-    if (admin != null) {
-      admin.close();
-    }
-    if (connection != null) {
-      connection.close();
-    }
-    if (cluster != null) {
-      cluster.shutdown();
-      cluster.join();
-    }
-    if (util != null) {
-      util.shutdownMiniDFSCluster();
-      util.shutdownMiniZKCluster();
-      util.cleanupTestDir();
-    }
+    MiniClusters.stop(new AutoCloseable[] {admin, connection}, cluster, util);
   }
+
 
   // ---------------------------------------------------------------------------------------------
   // 1. Prefetch with a persistent L2 across a graceful restart

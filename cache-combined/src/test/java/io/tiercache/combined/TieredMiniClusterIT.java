@@ -117,19 +117,9 @@ class TieredMiniClusterIT {
 
   @AfterAll
   static void stopCluster() throws Exception {
-    if (connection != null) {
-      connection.close();
-    }
-    if (cluster != null) {
-      cluster.shutdown();
-      cluster.join();
-    }
-    if (util != null) {
-      util.shutdownMiniDFSCluster();
-      util.shutdownMiniZKCluster();
-      util.cleanupTestDir();
-    }
+    MiniClusters.stop(new AutoCloseable[] {connection}, cluster, util);
   }
+
 
   @Test
   void tierCacheServesARealRegionServer() throws Exception {
