@@ -25,6 +25,8 @@ import org.apache.hadoop.hbase.io.hfile.CacheStats;
 public class TierStats extends CacheStats {
   private final LongAdder admissionRejected = new LongAdder();
   private final LongAdder handedOff = new LongAdder();
+  private final LongAdder admitted = new LongAdder();
+  private final LongAdder bytesWritten = new LongAdder();
 
   public TierStats(String name) {
     super(name);
@@ -52,6 +54,16 @@ public class TierStats extends CacheStats {
     admissionRejected.increment();
   }
 
+  /** Counts one new block let in by the admission filter (or admitted without one). */
+  public void admit() {
+    admitted.increment();
+  }
+
+  /** Counts {@code bytes} written to the tier's storage (device wear on file and pmem engines). */
+  public void wrote(long bytes) {
+    bytesWritten.add(bytes);
+  }
+
   /** Counts one evicted block handed to the next tier. */
   public void handOff() {
     handedOff.increment();
@@ -65,9 +77,19 @@ public class TierStats extends CacheStats {
     return handedOff.sum();
   }
 
+  public long admitted() {
+    return admitted.sum();
+  }
+
+  /** Bytes written to the tier's storage since start: block bytes and their headers. */
+  public long bytesWritten() {
+    return bytesWritten.sum();
+  }
+
   @Override
   public String toString() {
     return super.toString() + ", failedInserts=" + getFailedInserts() + ", admissionRejected="
-        + admissionRejected() + ", handedOff=" + handedOff();
+        + admissionRejected() + ", admitted=" + admitted() + ", handedOff=" + handedOff()
+        + ", bytesWritten=" + bytesWritten();
   }
 }
