@@ -36,6 +36,14 @@ import java.util.SplittableRandom;
  * Every step evicts or moves one block, so an insert does work proportional to the blocks it
  * displaces; nothing scans the cache.
  *
+ * <h2>Adaptive window</h2>
+ * The window starts at {@code tiercache.lru.window.percentage} of the cache and is then sized by
+ * {@link WindowClimber} (hill climbing on the hit rate, as Caffeine does), between 0 and
+ * {@link #maxWindowShare()}. A larger window favours recency (blocks re-read soon after their
+ * first read), a smaller one frequency. What the window gains over its start, the single share
+ * gains and the multi share gives up, and the reverse; the in-memory share and its force mode
+ * do not move. At the configured start the shares are exactly HBase's.
+ *
  * <h2>Concurrency</h2>
  * Not thread safe: every method is called with the L1's eviction lock held.
  */
@@ -52,7 +60,11 @@ final class Policy {
   /** The shares in turn order: single (window + probation), multi, in-memory. */
   private static final byte[] SHARES = {Node.WINDOW, Node.PROTECTED, Node.MEMORY};
 
+  private final WindowClimber climber = new WindowClimber();
+
   private int turn;
+  /** The window's current share of the cache, moved by {@link #climber}. */
+  private double windowShare;
   private long maxWeight;
   private long windowTarget;
   private long singleTarget;
@@ -64,22 +76,65 @@ final class Policy {
   Policy(LruConfig config, TierStats stats) {
     this.config = config;
     this.stats = stats;
+    this.windowShare = config.windowShare;
     setMaximum(config.maxSize);
   }
 
   void setMaximum(long max) {
     maxWeight = max;
-    singleTarget = (long) (max * config.singleShare);
-    multiTarget = (long) (max * config.multiShare);
-    memoryTarget = max - singleTarget - multiTarget;
-    windowTarget = (long) (max * config.windowShare);
+    setTargets();
     sketch.ensureCapacity(max / config.blockSizeHint);
+    climber.setCapacity(max / config.blockSizeHint);
   }
 
-  /** Takes new shares and flags (an online configuration change); the maximum is kept. */
+  /**
+   * Derives the byte targets from the shares. The window is part of the single share; what it
+   * gains beyond its configured start the single share takes from the multi share (what it
+   * loses goes back there), as Caffeine's window takes from its protected segment; past the whole
+   * multi share the window grows into the rest of the single share. The in-memory share never
+   * moves.
+   */
+  private void setTargets() {
+    double shift = windowShare - config.windowShare;
+    multiTarget = (long) (maxWeight * Math.max(0, config.multiShare - shift));
+    memoryTarget = (long) (maxWeight * config.memoryShare);
+    singleTarget = maxWeight - multiTarget - memoryTarget;
+    windowTarget = (long) (maxWeight * windowShare);
+  }
+
+  /**
+   * The largest window share: {@value #MAX_WINDOW_SHARE} of the cache, and no more than the
+   * single and multi shares together (the in-memory share is never the window's).
+   */
+  double maxWindowShare() {
+    return Math.min(MAX_WINDOW_SHARE, config.singleShare + config.multiShare);
+  }
+
+  /** Bound of the adaptive window, as a share of the cache. */
+  static final double MAX_WINDOW_SHARE = 0.8;
+
+  /** The window's current share of the cache. */
+  double windowShare() {
+    return windowShare;
+  }
+
+  /**
+   * Takes new shares and flags (an online configuration change); the maximum is kept. The window
+   * restarts at the configured share and climbs again from there.
+   */
   void reconfigure(LruConfig next) {
     config = next;
+    windowShare = next.windowShare;
+    climber.reset();
     setMaximum(maxWeight);
+  }
+
+  /** Ends a climber's sample if one is complete, moving the window. */
+  private void climb() {
+    if (climber.due()) {
+      windowShare = climber.adjust(windowShare, maxWindowShare());
+      setTargets();
+    }
   }
 
   long maximum() {
@@ -104,6 +159,8 @@ final class Policy {
 
   /** Adds a new node and evicts as needed; evicted nodes are appended to {@code evicted}. */
   void add(Node n, List<Node> evicted) {
+    climber.miss();
+    climb();
     sketch.increment(n.hash);
     queueOf(n.queue).addLast(n);
     if (n.data) {
@@ -120,6 +177,8 @@ final class Policy {
 
   /** Records a hit on {@code n}, drained from the read buffer. */
   void onAccess(Node n) {
+    climber.hit();
+    climb();
     byte q = n.queue;
     if (q == Node.REMOVED) {
       return;
@@ -137,6 +196,9 @@ final class Policy {
   /** Evicts until the total weight fits the maximum; evicted nodes go to {@code evicted}. */
   void evict(List<Node> evicted) {
     Node admitted = null;
+    if (weight() > maxWeight) {
+      climber.start();
+    }
     while (weight() > maxWeight) {
       byte share = shareToShrink();
       if (share == Node.MEMORY) {
@@ -280,6 +342,10 @@ final class Policy {
     }
     if (w > maxWeight) {
       throw new IllegalStateException("weight " + w + " exceeds maximum " + maxWeight);
+    }
+    if (windowShare < 0 || windowShare > maxWindowShare()) {
+      throw new IllegalStateException("window share " + windowShare + " outside [0, "
+          + maxWindowShare() + "]");
     }
     if (dataWeight < 0 || dataCount < 0 || dataWeight > w || dataCount > c) {
       throw new IllegalStateException("data accounting off: " + dataWeight + "B/" + dataCount);
