@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -98,6 +99,8 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
   private final TierStats stats;
   private final Policy policy; // guarded by evictionLock
+  /** {@code policy::onAccess}, made once: a drain allocates nothing. */
+  private final Consumer<Node> applyAccess;
   private volatile LruConfig config; // replaced under evictionLock by onConfigurationChange
   /** The configuration the current settings were read from (empty for a tier built in code). */
   private volatile Configuration applied = new Configuration(false);
@@ -129,6 +132,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     this.stats = new TierStats(name, config.statsPeriods, config.statsPeriodMinutes);
     this.maxSize = config.maxSize;
     this.policy = new Policy(config, stats);
+    this.applyAccess = policy::onAccess;
     this.map = new ConcurrentHashMap<>(
         (int) Math.min(1 << 20, Math.max(16, config.maxSize / config.blockSizeHint)));
   }
@@ -199,7 +203,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   }
 
   private void drainReads() {
-    readBuffer.drainTo(policy::onAccess);
+    readBuffer.drainTo(applyAccess);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  */
 package io.tiercache.lru;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
@@ -16,14 +16,28 @@ import java.util.function.Consumer;
  * the element with a lazy set; when the stripe is full or the CAS loses, the event is dropped.
  * Dropping is fine: access order is a hint for the policy, never a correctness matter.
  *
+ * <h2>Memory layout</h2>
+ * Two flat arrays instead of an object per stripe, so that no two stripes (and no stripe's two
+ * counters) share a 64-byte cache line: a hit writes only its own stripe's lines, and two threads
+ * reading at once do not invalidate each other's.
+ * <pre>
+ *   counters: | w0 | pad x7 | r0 | pad x7 | w1 | pad x7 | r1 | ...   (longs, 64 bytes apart)
+ *   slots:    | s0[0..15] | pad x16 | s1[0..15] | pad x16 | ...       (references, 128+ bytes apart)
+ * </pre>
+ *
  * <h2>Concurrency</h2>
  * Any number of threads {@link #offer}; only one thread at a time (the holder of the L1's eviction
  * lock) calls {@link #drainTo}. A slot written but not yet published reads as null and ends the
- * drain of that stripe until the next one.
+ * drain of that stripe until the next one. A drained slot is cleared at once, so the buffer never
+ * keeps a node (and its block) reachable after the policy has seen it.
  */
 final class ReadBuffer<E> {
   static final int STRIPE_SIZE = 16;
   private static final int STRIPE_MASK = STRIPE_SIZE - 1;
+  /** Longs from one counter to the next: 64 bytes. */
+  private static final int COUNTER_SPACING = 8;
+  /** Slots from one stripe to the next: 16 used, 16 padding (128 bytes with 4-byte references). */
+  private static final int SLOT_SPACING = 2 * STRIPE_SIZE;
 
   /** Result of {@link #offer}: recorded. */
   static final int SUCCESS = 0;
@@ -32,58 +46,74 @@ final class ReadBuffer<E> {
   /** Result of {@link #offer}: lost a race for the slot; the event was dropped. */
   static final int FAILED = 2;
 
-  private final Stripe<E>[] stripes;
+  private final int stripes;
   private final int mask;
+  /** Stripe {@code s}: writes at {@code (2s + 1) * SPACING}, reads at {@code (2s + 2) * SPACING}. */
+  private final AtomicLongArray counters;
+  /** Stripe {@code s}: slots from {@code (s + 1) * SLOT_SPACING}. */
+  private final AtomicReferenceArray<E> slots;
 
-  private static final class Stripe<E> {
-    final AtomicLong writes = new AtomicLong();
-    final AtomicLong reads = new AtomicLong();
-    final AtomicReferenceArray<E> slots = new AtomicReferenceArray<>(STRIPE_SIZE);
-  }
-
-  @SuppressWarnings("unchecked")
   ReadBuffer() {
     int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 4 - 1))
         << 1;
-    n = Math.min(64, n);
-    stripes = new Stripe[n];
-    for (int i = 0; i < n; i++) {
-      stripes[i] = new Stripe<>();
-    }
-    mask = n - 1;
+    stripes = Math.min(64, n);
+    mask = stripes - 1;
+    // One spacing of padding before the first and after the last stripe too: the arrays' headers
+    // and whatever the allocator puts next to them are not shared with a stripe either.
+    counters = new AtomicLongArray((2 * stripes + 3) * COUNTER_SPACING);
+    slots = new AtomicReferenceArray<>((stripes + 2) * SLOT_SPACING);
+  }
+
+  private static int writesAt(int stripe) {
+    return (2 * stripe + 1) * COUNTER_SPACING;
+  }
+
+  private static int readsAt(int stripe) {
+    return (2 * stripe + 2) * COUNTER_SPACING;
+  }
+
+  private static int slotAt(int stripe, long index) {
+    return (stripe + 1) * SLOT_SPACING + (int) (index & STRIPE_MASK);
+  }
+
+  /** The calling thread's stripe: a multiplicative hash of its id. */
+  private int stripe() {
+    long id = Thread.currentThread().getId();
+    return (int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & mask;
   }
 
   int offer(E e) {
-    long id = Thread.currentThread().getId();
-    Stripe<E> s = stripes[(int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & mask];
-    long head = s.reads.get();
-    long tail = s.writes.get();
+    int s = stripe();
+    int w = writesAt(s);
+    long head = counters.get(readsAt(s));
+    long tail = counters.get(w);
     if (tail - head >= STRIPE_SIZE) {
       return FULL;
     }
-    if (!s.writes.compareAndSet(tail, tail + 1)) {
+    if (!counters.compareAndSet(w, tail, tail + 1)) {
       return FAILED;
     }
-    s.slots.lazySet((int) (tail & STRIPE_MASK), e);
+    slots.lazySet(slotAt(s, tail), e);
     return SUCCESS;
   }
 
   /** Hands every published event to {@code consumer}; caller holds the eviction lock. */
   void drainTo(Consumer<E> consumer) {
-    for (Stripe<E> s : stripes) {
-      long head = s.reads.get();
-      long tail = s.writes.get();
+    for (int s = 0; s < stripes; s++) {
+      int r = readsAt(s);
+      long head = counters.get(r);
+      long tail = counters.get(writesAt(s));
       while (head < tail) {
-        int index = (int) (head & STRIPE_MASK);
-        E e = s.slots.get(index);
+        int index = slotAt(s, head);
+        E e = slots.get(index);
         if (e == null) {
           break;
         }
-        s.slots.lazySet(index, null);
+        slots.lazySet(index, null);
         consumer.accept(e);
         head++;
       }
-      s.reads.lazySet(head);
+      counters.lazySet(r, head);
     }
   }
 }
