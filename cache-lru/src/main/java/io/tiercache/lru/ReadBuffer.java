@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  * counters) share a 64-byte cache line: a hit writes only its own stripe's lines, and two threads
  * reading at once do not invalidate each other's.
  * <pre>
- *   counters: | w0 | pad x7 | r0 | pad x7 | w1 | pad x7 | r1 | ...   (longs, 64 bytes apart)
- *   slots:    | s0[0..15] | pad x16 | s1[0..15] | pad x16 | ...       (references, 128+ bytes apart)
+ *   counters: | pad x8 | w0 | pad x7 | r0 | pad x7 | w1 | pad x7 | r1 | ...  (longs)
+ *   slots:    | pad x32 | s0[0..15] | pad x16 | s1[0..15] | pad x16 | ...  (references)
  * </pre>
  *
  * <h2>Concurrency</h2>
@@ -48,7 +48,7 @@ final class ReadBuffer<E> {
 
   private final int stripes;
   private final int mask;
-  /** Stripe {@code s}: writes at {@code (2s + 1) * SPACING}, reads at {@code (2s + 2) * SPACING}. */
+  /** Stripe {@code s}: writes at {@code (2s + 1) * COUNTER_SPACING}, reads one spacing on. */
   private final AtomicLongArray counters;
   /** Stripe {@code s}: slots from {@code (s + 1) * SLOT_SPACING}. */
   private final AtomicReferenceArray<E> slots;
