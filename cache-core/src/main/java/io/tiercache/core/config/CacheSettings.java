@@ -97,7 +97,8 @@ public final class CacheSettings {
       "tiercache.lru.window.percentage", 0.01, 0.0, 0.5,
       "Share of the L1 that admits every new block before the frequency filter decides "
           + "whether it may displace an older single-access block (the \"window\" of W-TinyLFU). "
-          + "Larger windows favour recency-heavy workloads."));
+          + "Larger windows favour recency-heavy workloads. This is the starting share: hill "
+          + "climbing on the hit rate then moves it between 0 and min(0.8, single + multi share)."));
 
   // ---------------------------------------------------------------------------------------------
   // L2 (HBase BucketCache keys, TierCache slab settings)
