@@ -206,7 +206,7 @@ public final class BucketTier implements CacheTier, HeapSize {
           file -> evictFile(file, 0, Long.MAX_VALUE));
       this.persistent = engine.isPersistent()
           && (durable != null || config.persistentPath != null);
-      this.codec = new BlockCodec(engine, buffers);
+      this.codec = new BlockCodec(engine, buffers, persistent);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
       this.checkpoints = Checkpoints.open(name, config, engine, slabs, store, this::checkpoint);
     } catch (RuntimeException | Error e) {
