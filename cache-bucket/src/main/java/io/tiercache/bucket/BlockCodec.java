@@ -31,6 +31,12 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * slot: one copy of the block. Other engines serialize into a per-thread scratch buffer first,
  * then write it: two copies.
  *
+ * <p>Checksums: a zero-copy engine with in-place writes whose blocks do not survive a restart
+ * ({@code offheap}, or {@code mmap:} without a checkpoint) never verifies a block it wrote itself (written blocks are
+ * published verified), so the CRC32C of such a write is not computed ({@code checksums} false,
+ * the record's checksum is 0): it was a second pass over 64 KB on every miss. Copying reads
+ * ({@code file:}) and anything restored after a restart always have a real checksum.
+ *
  * <p>Thread safe: the write scratch buffer is per thread.
  */
 final class BlockCodec {
@@ -44,13 +50,23 @@ final class BlockCodec {
   private final Engine engine;
   private final InPlaceWrites inPlace; // null unless the engine writes in place
   private final ByteBuffAllocator buffers;
+  /**
+   * Whether writes compute the CRC32C: false only for non-persistent zero-copy engines that
+   * write in place (any other engine may read a block back through the copying, verifying path).
+   */
+  private final boolean checksums;
   private final ThreadLocal<ByteBuffer> scratch =
       ThreadLocal.withInitial(() -> ByteBuffer.allocate(64 * 1024 + 1024));
 
-  BlockCodec(Engine engine, ByteBuffAllocator buffers) {
+  /**
+   * @param persistent whether written blocks can be read back after a restart (they are then
+   *     verified against the checksum written here)
+   */
+  BlockCodec(Engine engine, ByteBuffAllocator buffers, boolean persistent) {
     this.engine = engine;
     this.inPlace = engine instanceof InPlaceWrites ? (InPlaceWrites) engine : null;
     this.buffers = buffers;
+    this.checksums = persistent || inPlace == null || !engine.isZeroCopy();
   }
 
   static int flags(boolean inMemory, boolean data, boolean verified) {
@@ -59,12 +75,15 @@ final class BlockCodec {
 
   /**
    * Serializes {@code block} to the engine at {@code offset}, a slot the caller owns and has not
-   * published; returns its CRC32C.
+   * published; returns its CRC32C, or 0 where checksums are not kept (see the class comment).
    */
   int write(Cacheable block, long offset, int length) throws IOException {
     if (inPlace != null) {
       ByteBuffer slot = inPlace.writable(offset, length);
       block.serialize(slot, true);
+      if (!checksums) {
+        return 0;
+      }
       slot.rewind().limit(length);
       return crc(slot);
     }
@@ -76,7 +95,7 @@ final class BlockCodec {
     buf.clear().limit(length);
     block.serialize(buf, true);
     buf.rewind().limit(length);
-    int checksum = crc(buf);
+    int checksum = checksums ? crc(buf) : 0;
     engine.write(offset, buf);
     return checksum;
   }

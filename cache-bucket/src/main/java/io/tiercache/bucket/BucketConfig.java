@@ -34,16 +34,18 @@ public final class BucketConfig {
   static final List<Setting<?>> SETTINGS = Arrays.asList(L2_IOENGINE, L2_SIZE, L2_BUCKET_SIZES,
       L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
       L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND, CacheSettings.STATS_PERIODS,
-      CacheSettings.STATS_PERIOD_MINUTES);
+      CacheSettings.STATS_PERIOD_MINUTES, CacheSettings.L2_ADMISSION,
+      CacheSettings.BLOCK_SIZE_HINT);
 
   /** The settings an L2 can change at run time ({@code onConfigurationChange}). */
   static final List<Setting<?>> RUNTIME = Arrays.asList(L2_PERSIST_INTERVAL_MS,
-      L2_ERRORS_TOLERATED_MS);
+      L2_ERRORS_TOLERATED_MS, CacheSettings.L2_ADMISSION);
 
   /** The settings an L2 reads at start-up only: its engine, geometry and threads. */
   static final List<Setting<?>> START_ONLY = Arrays.asList(L2_IOENGINE, L2_SIZE,
       L2_BUCKET_SIZES, L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_SLAB_SIZE,
-      PMEM_BACKEND, CacheSettings.STATS_PERIODS, CacheSettings.STATS_PERIOD_MINUTES);
+      PMEM_BACKEND, CacheSettings.STATS_PERIODS, CacheSettings.STATS_PERIOD_MINUTES,
+      CacheSettings.BLOCK_SIZE_HINT);
 
   final String ioEngine;
   /** {@code hbase.bucketcache.size}. */
@@ -63,6 +65,10 @@ public final class BucketConfig {
    */
   int statsPeriods = 1;
   int statsPeriodMinutes;
+  /** {@code tiercache.l2.admission}: {@code tinylfu} or {@code all} (validated when set). */
+  String admission = CacheSettings.L2_ADMISSION.defaultValue();
+  /** {@code hbase.blockcache.minblocksize}: sizes the admission sketch (capacity / hint). */
+  long blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.defaultValue();
   /** Engine keys passed to a provided engine as text ({@code EngineProvider#open}). */
   final Map<String, String> engineOptions;
 
@@ -123,6 +129,8 @@ public final class BucketConfig {
         PMEM_BACKEND.get(conf));
     config.statsPeriods = CacheSettings.STATS_PERIODS.get(conf);
     config.statsPeriodMinutes = CacheSettings.STATS_PERIOD_MINUTES.get(conf);
+    config.admission = CacheSettings.L2_ADMISSION.get(conf);
+    config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.get(conf);
     return config;
   }
 
@@ -140,6 +148,11 @@ public final class BucketConfig {
     return metadataBytes() + (isOffHeap(ioEngine) ? capacity : 0);
   }
 
+  /** Blocks the L2 holds when full of blocks of the hinted size: sizes the admission sketch. */
+  long expectedBlocks() {
+    return Math.max(1, capacity / blockSizeHint);
+  }
+
   /** The slot sizes of the size classes, in class order. */
   int[] slotSizes() {
     int[] sizes = new int[classes.count()];
@@ -155,7 +168,7 @@ public final class BucketConfig {
         + Sizes.format(requestedCapacity) + "; index and slot records "
         + Sizes.format(metadataBytes()) + " of direct memory), slab="
         + Sizes.format(slabSize) + ", classes=" + classes + ", writers=" + writerThreads + "x"
-        + writerQueue + ", persistentPath=" + persistentPath
+        + writerQueue + ", admission=" + admission + ", persistentPath=" + persistentPath
         + (ioEngine.startsWith("pmem:") ? ", " + engineOptions : "");
   }
 }

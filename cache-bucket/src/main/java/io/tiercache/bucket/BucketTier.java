@@ -3,6 +3,7 @@
  */
 package io.tiercache.bucket;
 
+import io.tiercache.bucket.admit.Admission;
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.Occupancy;
 import io.tiercache.bucket.alloc.SlabAllocator;
@@ -55,7 +56,13 @@ import org.slf4j.LoggerFactory;
  * {@code docs/configuration.md}); HBase's external-cache hook can load it on its own.
  *
  * <h2>Implementation notes</h2>
- * <b>Write path.</b> {@code cacheBlock} retains the block, records it as pending (a pending
+ * <b>Admission.</b> Before anything else, {@code cacheBlock} asks the admission filter
+ * ({@link Admission}, {@code tiercache.l2.admission}) on the caller's thread whether the block
+ * is worth writing: in {@code tinylfu} mode a data block that would displace a block read more
+ * often is rejected (counted in {@link TierStats#admissionRejected()}) before it is retained,
+ * copied or checksummed. See {@code admits} for the rules.
+ *
+ * <p><b>Write path.</b> {@code cacheBlock} retains the block, records it as pending (a pending
  * block is already a hit) and queues it for a writer thread ({@link Writers}). A writer allocates
  * a slot of the block's size class ({@link SlabAllocator}, which evicts by CLOCK or moves a cold
  * slab when needed), serializes the block into the engine (in place for memory engines) with a
@@ -122,6 +129,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final TierStats stats;
   private final BlockCodec codec;
   private final FaultTracker faults;
+  private final Admission admission;
   private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
   private final Writers<Pending> writers;
   private final Checkpoints checkpoints; // null unless a checkpoint file is configured
@@ -169,6 +177,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       Function<BucketConfig, Engine> opener, Executor restorer) {
     this.config = config;
     this.name = name;
+    this.admission = new Admission(config.admission, config.expectedBlocks());
     this.stats = new TierStats(name, config.statsPeriods, config.statsPeriodMinutes);
     if (config.persistentPath != null) {
       Persistence.checkPath(config.persistentPath); // before an engine reserves its space
@@ -197,7 +206,7 @@ public final class BucketTier implements CacheTier, HeapSize {
           file -> evictFile(file, 0, Long.MAX_VALUE));
       this.persistent = engine.isPersistent()
           && (durable != null || config.persistentPath != null);
-      this.codec = new BlockCodec(engine, buffers);
+      this.codec = new BlockCodec(engine, buffers, persistent);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
       this.checkpoints = Checkpoints.open(name, config, engine, slabs, store, this::checkpoint);
     } catch (RuntimeException | Error e) {
@@ -285,6 +294,9 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   private Cacheable lookup(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
+    if (!repeat) {
+      admission.lookedUp(key);
+    }
     Cacheable found = null;
     if (!closed.get() && !faults.disabled()) {
       found = readWritten(key);
@@ -435,6 +447,13 @@ public final class BucketTier implements CacheTier, HeapSize {
         || (store.contains(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf))) {
       return;
     }
+    // Decided here, on the caller's thread, before the block is retained, queued or copied: a
+    // rejected block costs a sketch lookup and a look at the victim, nothing more.
+    if (!admits(key, buf, inMemory, waitWhenCache, sizeClass)) {
+      stats.admissionReject();
+      return;
+    }
+    stats.admit();
     Pending p = new Pending(key, buf.retain(), inMemory);
     if (pending.putIfAbsent(key, p) != null) {
       buf.release();
@@ -464,6 +483,48 @@ public final class BucketTier implements CacheTier, HeapSize {
       pending.remove(key, p);
       p.block.release();
     }
+  }
+
+  /**
+   * The admission rules ({@code tiercache.l2.admission}, see {@link Admission}):
+   * <ol>
+   *   <li>{@code all} mode: every block is admitted.</li>
+   *   <li>Index and bloom (meta) blocks, blocks of {@code IN_MEMORY} families and
+   *       {@code waitWhenCache} inserts (prefetch, cache-on-write) are always admitted: the first
+   *       two are read on nearly every get and small, CLOCK protects them once written; the
+   *       last are inserts HBase asked to be waited for, and HBase's prefetch stops by itself
+   *       when {@link #blockFitsIntoTheCache} says no.</li>
+   *   <li>A data block whose size class can take it without evicting (a free slot or slab, or a
+   *       class that holds no slab yet) is admitted.</li>
+   *   <li>Otherwise its sketch estimate is compared with that of the block CLOCK would evict
+   *       for it ({@link SlabAllocator#admissionVictim}): admitted if higher (or, warm and
+   *       unlucky, at random: {@link Admission#admits}). A victim whose file name the registry
+   *       cannot give in O(1), or no published victim at all, admits a candidate seen at least
+   *       twice.</li>
+   * </ol>
+   * Every insert attempt is counted in the sketch first.
+   */
+  private boolean admits(BlockCacheKey key, Cacheable buf, boolean inMemory,
+      boolean waitWhenCache, int sizeClass) {
+    if (!admission.filtering()) {
+      return true;
+    }
+    admission.inserting(key);
+    if (inMemory || waitWhenCache || isMetaBlock(buf.getBlockType())) {
+      return true;
+    }
+    long victim = slabs.admissionVictim(sizeClass);
+    if (victim == SlabAllocator.NO_VICTIM) {
+      return true;
+    }
+    int candidate = admission.frequency(key.getHfileName(), key.getOffset());
+    String victimFile = victim == Handles.NONE ? null
+        : store.files.nameIfIndexed(slabs.fileId(victim));
+    if (victimFile == null) {
+      return candidate >= 2;
+    }
+    return admission.admits(candidate,
+        admission.frequency(victimFile, slabs.blockOffset(victim)));
   }
 
   /**
@@ -549,6 +610,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       return true;
     }
     faults.success();
+    stats.wrote(length);
     boolean data = !isMetaBlock(p.block.getBlockType());
     BlockType type = p.block.getBlockType();
     boolean published = store.publish(p.key, h, length, checksum,
@@ -812,7 +874,8 @@ public final class BucketTier implements CacheTier, HeapSize {
   /**
    * Re-reads the settings that can change at run time ({@code
    * hbase.bucketcache.persist.intervalinmillis}, {@code
-   * hbase.bucketcache.ioengine.errors.tolerated.duration}) and logs what changed; a bad value is
+   * hbase.bucketcache.ioengine.errors.tolerated.duration}, {@code tiercache.l2.admission}: the
+   * next insert decides by the new mode) and logs what changed; a bad value is
    * rejected with its start-up message and nothing changes. A changed engine, size, bucket
    * sizes, writers, checkpoint path or slab size is logged as taking effect at restart.
    */
@@ -821,9 +884,11 @@ public final class BucketTier implements CacheTier, HeapSize {
     try {
       int interval;
       int tolerated;
+      String admissionMode;
       try {
         interval = CacheSettings.L2_PERSIST_INTERVAL_MS.get(conf);
         tolerated = CacheSettings.L2_ERRORS_TOLERATED_MS.get(conf);
+        admissionMode = CacheSettings.L2_ADMISSION.get(conf);
       } catch (SettingException e) {
         LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
             e.getMessage());
@@ -835,6 +900,7 @@ public final class BucketTier implements CacheTier, HeapSize {
       }
       List<String> changed = CacheSettings.changes(before, conf, BucketConfig.RUNTIME);
       faults.setToleratedMs(tolerated);
+      admission.setMode(admissionMode);
       if (checkpoints != null) {
         checkpoints.setInterval(interval);
       }
@@ -1030,7 +1096,9 @@ public final class BucketTier implements CacheTier, HeapSize {
   /**
    * The L2's own footprint on the Java heap (HBase's {@code HeapSize}, which
    * {@code CombinedBlockCache#heapSize} adds to the L1's): the file registry (11-21 bytes per
-   * written block, about 100 per file) plus the blocks still queued for a writer. The blocks
+   * written block, about 100 per file), the admission sketch (16 bytes per block of
+   * {@code hbase.blockcache.minblocksize} the capacity holds, rounded up to a power of two) plus
+   * the blocks still queued for a writer. The blocks
    * themselves, the index and the slot records are off heap and not counted. O(files + queue).
    */
   @Override
@@ -1039,7 +1107,7 @@ public final class BucketTier implements CacheTier, HeapSize {
     for (Pending p : pending.values()) {
       queued += p.block.heapSize();
     }
-    return store.files.heapBytes() + queued;
+    return store.files.heapBytes() + admission.heapBytes() + queued;
   }
 
   /** Blocks evicted first because data tiering called their file cold. */
@@ -1055,6 +1123,11 @@ public final class BucketTier implements CacheTier, HeapSize {
   /** Per-size-class slab use and waste. */
   public Occupancy occupancy() {
     return slabs.occupancy();
+  }
+
+  /** The admission filter (mode and sketch), for stats and tests. */
+  public Admission admission() {
+    return admission;
   }
 
   /** Blocks dropped because their checksum failed. */

@@ -23,6 +23,8 @@ public final class BucketTierBuilder {
   private String pmemBackend = CacheSettings.PMEM_BACKEND.defaultValue();
   private ByteBuffAllocator buffers = ByteBuffAllocator.HEAP;
   private String name = "L2";
+  private String admission = CacheSettings.L2_ADMISSION.defaultValue();
+  private long blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.defaultValue();
 
   BucketTierBuilder() {}
 
@@ -81,14 +83,29 @@ public final class BucketTierBuilder {
     return this;
   }
 
+  /** {@code tiercache.l2.admission}: {@code tinylfu} or {@code all}. */
+  public BucketTierBuilder admission(String mode) {
+    this.admission = mode;
+    return this;
+  }
+
+  /** {@code hbase.blockcache.minblocksize}: the typical block size, which sizes the sketch. */
+  public BucketTierBuilder blockSizeHint(long bytes) {
+    this.blockSizeHint = bytes;
+    return this;
+  }
+
   public BucketTierBuilder name(String name) {
     this.name = name;
     return this;
   }
 
   public BucketTier build() {
-    return new BucketTier(new BucketConfig(ioEngine, capacity, bucketSizes, slabSize,
-        writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs, pmemBackend), name,
-        buffers);
+    BucketConfig config = new BucketConfig(ioEngine, capacity, bucketSizes, slabSize,
+        writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs,
+        pmemBackend);
+    config.admission = CacheSettings.L2_ADMISSION.check(admission);
+    config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.check(blockSizeHint);
+    return new BucketTier(config, name, buffers);
   }
 }

@@ -180,7 +180,9 @@ class BucketTierBehaviourTest {
   @Test
   void fullWriterQueue_cacheFull_dropsTheBlockAndCountsIt_neverEvictsOnTheCaller()
       throws Exception {
-    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    // Admission "all": this is about the write queue; the filter would keep the gated block out.
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
+        .admission("all").build();
     // 64 KB blocks take 65 KB slots; offheap keeps part of its 4 MB for the index: 3 slabs
     int slots = (int) (t.getMaxSize() / MB) * (MB / (65 * KB));
     for (int i = 0; i < slots; i++) {
@@ -235,7 +237,9 @@ class BucketTierBehaviourTest {
 
   @Test
   void waitWhenCache_cacheFull_callerEvictsAndWrites_noDrop() throws Exception {
-    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    // Admission "all": this is about the write queue; the filter would keep the gated block out.
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
+        .admission("all").build();
     int slots = 4 * (MB / (65 * KB));
     for (int i = 0; i < slots; i++) {
       put(t, "full", i, 60 * KB, true);

@@ -18,13 +18,15 @@ import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Readers and inserters racing on a small L2 with mixed block sizes (so slabs keep moving between
  * size classes, blocks are evicted while pinned, and full queues make readers write): every hit
  * has the right bytes, and the file engine, which checks every read's CRC32C, never finds a
- * damaged block (a failure there means a slot was overwritten under a reader).
+ * damaged block (a failure there means a slot was overwritten under a reader). Both admission
+ * modes: with {@code tinylfu} every lookup and insert also races on the frequency sketch and the
+ * victim look-ahead.
  */
 class BucketTierConcurrencyTest {
   private static final long SEED = Long.getLong("tiercache.test.seed", 777L);
@@ -34,11 +36,13 @@ class BucketTierConcurrencyTest {
   Path dir;
 
   @ParameterizedTest
-  @ValueSource(strings = {"offheap", "file", "mmap"})
-  void racingReadersAndWriters_neverSeeDamagedBytes(String kind) throws Exception {
+  @CsvSource({"offheap,tinylfu", "file,tinylfu", "mmap,tinylfu", "offheap,all", "file,all",
+      "mmap,all"})
+  void racingReadersAndWriters_neverSeeDamagedBytes(String kind, String admission)
+      throws Exception {
     String engine = kind.equals("offheap") ? "offheap" : kind + ":" + dir.resolve("c");
     BucketTier t = BucketTier.builder().ioEngine(engine).capacity(6L << 20).slabSize(1 << 20)
-        .writers(2, 2).build();
+        .writers(2, 2).admission(admission).build();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       List<Future<?>> work = new ArrayList<>();
@@ -59,7 +63,8 @@ class BucketTierConcurrencyTest {
                 try {
                   TestBlocks.assertBlock(key, size, BlockType.DATA, got);
                 } catch (AssertionError e) {
-                  throw new AssertionError(kind + " seed " + SEED + ": " + e.getMessage(), e);
+                  throw new AssertionError(
+                      kind + "/" + admission + " seed " + SEED + ": " + e.getMessage(), e);
                 } finally {
                   got.release();
                 }
@@ -78,7 +83,8 @@ class BucketTierConcurrencyTest {
         f.get();
       }
       t.flush(30_000);
-      assertEquals(0, t.checksumFailures(), kind + " seed " + SEED + ": damaged blocks read");
+      assertEquals(0, t.checksumFailures(),
+          kind + "/" + admission + " seed " + SEED + ": damaged blocks read");
       t.checkInvariants();
     } finally {
       pool.shutdownNow();

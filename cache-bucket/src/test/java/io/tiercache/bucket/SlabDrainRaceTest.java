@@ -60,7 +60,7 @@ class SlabDrainRaceTest {
     engine = Engines.open("offheap", SLAB, SLAB);
     slabs = new SlabAllocator(new SizeClasses(new int[] {16 * KB, 64 * KB}, SLAB), SLAB, SLAB);
     store = new BlockStore(slabs, new BlockIndex(1 << 10), new TierStats("drain"), null);
-    codec = new BlockCodec(engine, ByteBuffAllocator.HEAP);
+    codec = new BlockCodec(engine, ByteBuffAllocator.HEAP, true);
   }
 
   @AfterEach

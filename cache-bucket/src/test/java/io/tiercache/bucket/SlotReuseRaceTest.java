@@ -46,7 +46,7 @@ class SlotReuseRaceTest {
     engine = Engines.open("file:" + dir.resolve("l2.data"), SLAB, SLAB);
     slabs = new SlabAllocator(new SizeClasses(new int[] {SLAB}, SLAB), SLAB, SLAB);
     store = new BlockStore(slabs, new BlockIndex(1 << 12), new TierStats("race"), null);
-    codec = new BlockCodec(engine, ByteBuffAllocator.HEAP);
+    codec = new BlockCodec(engine, ByteBuffAllocator.HEAP, true);
   }
 
   @AfterEach

@@ -30,18 +30,18 @@ public final class TierCacheSubjects {
         spec -> new LruTier(spec.conf()));
     s.add("tiercache-l2-offheap", TIERCACHE, "TierCache L2: BucketTier, offheap engine",
         "hbase-bucket-offheap",
-        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine", "offheap")));
+        spec -> new BucketTier(l2(spec).conf("hbase.bucketcache.ioengine", "offheap")));
     s.add("tiercache-l2-file", TIERCACHE, "TierCache L2: BucketTier, file engine (tmpfs)",
         "hbase-bucket-file",
-        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
+        spec -> new BucketTier(l2(spec).conf("hbase.bucketcache.ioengine",
             "file:" + spec.file("tier.cache"))));
     s.add("tiercache-l2-mmap", TIERCACHE, "TierCache L2: BucketTier, mmap engine (tmpfs)",
         "hbase-bucket-mmap",
-        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
+        spec -> new BucketTier(l2(spec).conf("hbase.bucketcache.ioengine",
             "mmap:" + spec.file("tier.mmap"))));
     s.add("tiercache-l2-pmem", TIERCACHE, "TierCache L2: BucketTier, pmem engine, dax back end (tmpfs)",
         "hbase-bucket-pmem",
-        spec -> new BucketTier(spec.conf("hbase.bucketcache.ioengine",
+        spec -> new BucketTier(l2(spec).conf("hbase.bucketcache.ioengine",
             "pmem:" + spec.file("tier.pmem"))));
     s.add("tiercache", TIERCACHE,
         "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (hbase mode)",
@@ -51,10 +51,20 @@ public final class TierCacheSubjects {
         "hbase-combined", spec -> combined(spec, "exclusive"));
   }
 
+  /**
+   * The spec with {@code tiercache.l2.admission} set from the system property of that name, if
+   * given ({@code -Dtiercache.l2.admission=all} runs the L2s as before admission existed; the
+   * insert benchmark's {@code admission} parameter sets it).
+   */
+  private static CacheSpec l2(CacheSpec spec) {
+    String admission = System.getProperty("tiercache.l2.admission");
+    return admission == null ? spec : spec.with("tiercache.l2.admission", admission);
+  }
+
   /** Split like {@code hbase-combined}: a tenth of the capacity for the L1, the rest for the L2. */
   private static TieredBlockCache combined(CacheSpec spec, String mode) {
     long l1 = (long) (spec.capacity() * HBaseSubjects.COMBINED_L1_SHARE);
-    return new TieredBlockCache(spec.conf("tiercache.combined.mode", mode,
+    return new TieredBlockCache(l2(spec).conf("tiercache.combined.mode", mode,
         "hfile.block.cache.memory.size", Long.toString(l1),
         "hbase.bucketcache.ioengine", "offheap",
         "hbase.bucketcache.size", ((spec.capacity() - l1) >> 10) + "k"));

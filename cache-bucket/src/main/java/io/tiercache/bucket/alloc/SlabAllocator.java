@@ -188,6 +188,62 @@ public final class SlabAllocator {
     }
   }
 
+  /** {@link #admissionVictim}: class {@code c} can take a block without evicting one of its own. */
+  public static final long NO_VICTIM = -2L;
+
+  /** Slots {@link #admissionVictim} looks at ahead of the clock hand. */
+  static final int VICTIM_LOOKAHEAD = 32;
+
+  /**
+   * For the L2's admission filter: the slot an insert into class {@code c} would displace.
+   * {@link #NO_VICTIM} if the class has a free slot, a free slab is left, or the class holds no
+   * slab (it would take one from another class by rebalancing, never by evicting its own).
+   * Otherwise the first slot ahead of class {@code c}'s clock hand that CLOCK would evict at once
+   * (published, frequency 0, unpinned), looking at most {@value #VICTIM_LOOKAHEAD} slots ahead,
+   * else the least frequent published slot among them; {@link Handles#NONE} if none of them is
+   * published. Moves no hand and changes no counter: a snapshot under the lock, which the
+   * writer's real eviction may not match exactly.
+   */
+  public long admissionVictim(int c) {
+    lock.lock();
+    try {
+      List<Slab> own = byClass.get(c);
+      if (!partial[c].isEmpty() || !freeSlabs.isEmpty() || own.isEmpty()) {
+        return NO_VICTIM;
+      }
+      int si = clockSlab[c] % own.size();
+      Slab s = own.get(si);
+      int slot = s.clockHand;
+      long best = Handles.NONE;
+      int bestFreq = Integer.MAX_VALUE;
+      for (int seen = 0, step = 0; seen < VICTIM_LOOKAHEAD && step < 2 * VICTIM_LOOKAHEAD
+          + own.size(); step++) {
+        if (slot >= s.slots || draining[s.index]) {
+          si = (si + 1) % own.size();
+          s = own.get(si);
+          slot = s.clockHand;
+          continue;
+        }
+        int st = s.state(slot);
+        if (isPublished(st)) {
+          seen++;
+          int f = s.freq(slot) + ((st & Slab.PINS) == 0 ? 0 : 4);
+          if (f == 0) {
+            return Handles.of(s.index, slot);
+          }
+          if (f < bestFreq) {
+            bestFreq = f;
+            best = Handles.of(s.index, slot);
+          }
+        }
+        slot++;
+      }
+      return best;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private void countDemand(int c) {
     demand[c] += classes.size(c);
     if (++requests % Math.max(256L, 16L * slabs.length) == 0) {

@@ -57,7 +57,8 @@ public final class CacheSettings {
   public static final Setting<Long> BLOCK_SIZE_HINT = define(Setting.bytes(
       "hbase.blockcache.minblocksize", 64L * 1024, 1024L, 16L * 1024 * 1024,
       "Expected block size. The L1 sizes its frequency sketch for `maxSize / minblocksize` "
-          + "blocks and its index map likewise."));
+          + "blocks and its index map likewise; the L2 sizes its admission sketch for its "
+          + "capacity / minblocksize blocks."));
 
   // ---------------------------------------------------------------------------------------------
   // L1 priorities and policy (HBase LruBlockCache keys, TierCache window)
@@ -177,6 +178,19 @@ public final class CacheSettings {
   public static final Setting<Integer> STATS_PERIOD_MINUTES = define(Setting.integer(
       "hbase.blockcache.stats.period.minutes", 5, 0, 525_600, "minutes",
       "Length of one period of the 'past N periods' metrics; 0 keeps the window from rolling."));
+
+  /** Which new blocks the L2 writes: all of them, or those its frequency filter admits. */
+  public static final Setting<String> L2_ADMISSION = define(Setting.text(
+      "tiercache.l2.admission", "tinylfu", "tinylfu or all",
+      v -> v.equals("tinylfu") || v.equals("all"),
+      "Admission in front of the L2's writes. `tinylfu`: a frequency sketch (4-bit count-min "
+          + "with a doorkeeper, aged every 10 × its width sightings) fed by every L2 lookup and "
+          + "insert; a data block is written when its size class has free space, or when its "
+          + "estimated frequency beats that of the block CLOCK would evict for it; otherwise it "
+          + "is rejected before any copy (counted in `admissionRejected`). Index and bloom "
+          + "blocks, in-memory blocks and `waitWhenCache` inserts (prefetch, cache-on-write) are "
+          + "always admitted. `all`: every block is written (no sketch is fed). Changeable at "
+          + "run time (`onConfigurationChange`)."));
 
   /** Size of one slab. */
   public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(

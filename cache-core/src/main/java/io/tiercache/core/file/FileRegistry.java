@@ -182,6 +182,17 @@ public final class FileRegistry {
     return null;
   }
 
+  /**
+   * Returns the name of a registered file id if the id table still points at it, else null
+   * (an id whose table entry a newer file took); O(1), never scans. For heuristics on hot paths
+   * (the L2's admission filter) that can do without an answer.
+   */
+  public String nameIfIndexed(int id) {
+    AtomicReferenceArray<FileEntry> table = byId;
+    FileEntry e = table.get(id & (table.length() - 1));
+    return e != null && e.id == id ? e.name : null;
+  }
+
   /** Number of {@code file}'s registered blocks added as data blocks. */
   public int dataBlocksOf(String file) {
     return read(file, 0, e -> e.dataBlocks);
