@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
@@ -75,6 +76,11 @@ public class TieredBlockCache extends CombinedBlockCache {
   private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
   private final LongAdder promotions = new LongAdder();
+  /** Hot mode: data copies into the L1, L1 hits on them, and those hits at the last batch. */
+  private static final int COPY_BATCH = 512;
+  private final AtomicLong copies = new AtomicLong();
+  private final LongAdder copyHits = new LongAdder();
+  private final AtomicLong copyHitsAtBatch = new AtomicLong();
 
   /**
    * Builds the L1 and the L2 from {@code conf}, the way HBase builds its own combined cache: the
@@ -182,6 +188,9 @@ public class TieredBlockCache extends CombinedBlockCache {
     if (l1.containsBlock(key)) {
       Cacheable block = l1.getBlock(key, caching, repeat, updateCacheMetrics);
       if (block != null) {
+        if (!isMetaBlock(blockType(key, block))) {
+          copyHits.increment();
+        }
         return block;
       }
     }
@@ -203,15 +212,35 @@ public class TieredBlockCache extends CombinedBlockCache {
         l2.evictBlock(key);
       } else {
         l1.cacheBlock(key, block, false);
+        adaptCopies();
       }
       promotions.increment();
     }
     return block;
   }
 
+  /**
+   * Every {@link #COPY_BATCH} data copies, tells the promotion filter how many L1 hits on data
+   * blocks (in hot mode: hits on copies) there were meanwhile, so the bar rises while copies do
+   * not pay for themselves.
+   */
+  private void adaptCopies() {
+    if (copies.incrementAndGet() % COPY_BATCH != 0) {
+      return;
+    }
+    long hits = copyHits.sum();
+    long before = copyHitsAtBatch.getAndSet(hits);
+    promotion.feedback(COPY_BATCH, hits - before);
+  }
+
   /** L2 hits copied or moved into the L1 since start. */
   public long promotions() {
     return promotions.sum();
+  }
+
+  /** The L2 hits a data block needs now before it moves or is copied up (hot mode adapts it). */
+  public int promotionBar() {
+    return promotion.bar();
   }
 
   /**

@@ -223,6 +223,31 @@ class TieredBlockCacheTest {
         "an index miss counts in the L1, as HBase counts it");
   }
 
+  /**
+   * Blocks read twice each and never again: every copy the second read makes is wasted, the L1
+   * throws the copies away again, and hot mode raises its bar so it stops copying them.
+   */
+  @Test
+  void hotModeStopsCopyingWhenTheL1ThrowsTheCopiesAway() {
+    build(TieringMode.HOT, 8 * (PAYLOAD + 4096), 64 << 20, 2);
+    int n = 3000;
+    fill(n);
+    cache.l2().flush(30_000);
+    long firstHalf = 0;
+    for (int i = 0; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      if (i == n / 2) {
+        firstHalf = cache.promotions();
+      }
+    }
+    long secondHalf = cache.promotions() - firstHalf;
+    assertTrue(cache.promotionBar() > 2, "bar " + cache.promotionBar());
+    assertTrue(secondHalf * 10 < firstHalf * 6,
+        "copies: " + firstHalf + " in the first half, " + secondHalf + " in the second");
+  }
+
   @ParameterizedTest
   @EnumSource(TieringMode.class)
   void evictionReachesBothTiers(TieringMode mode) {
