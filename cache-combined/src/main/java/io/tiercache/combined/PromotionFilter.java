@@ -76,18 +76,20 @@ final class PromotionFilter {
 
   /**
    * Hot mode's feedback, once per batch of copies: the last {@code copied} copies into the L1
-   * were followed by {@code l1Hits} L1 hits on data blocks. A copy costs a 64 KB heap copy and
-   * pays back only through L1 hits, so while the copies earn less than one hit each, a block needs
-   * one more L2 hit before it is copied; once they earn more than two, one less, down to
+   * were followed by {@code l1Hits} L1 hits on data blocks, and the L1's admission threw
+   * {@code rejected} copies away again. A copy costs a 64 KB heap copy and pays back only through
+   * L1 hits, so while the copies earn less than one hit each, or more than half of them are
+   * thrown away, a block needs one more L2 hit before it is copied; once they earn more than two
+   * and fewer than a quarter are thrown away, one less, down to
    * {@code tiercache.combined.promote.min.hits}.
    */
-  void feedback(long copied, long l1Hits) {
+  void feedback(long copied, long l1Hits, long rejected) {
     if (copied <= 0) {
       return;
     }
-    if (l1Hits < copied && minHits + raise < MAX_COUNT) {
+    if ((l1Hits < copied || 2 * rejected > copied) && minHits + raise < MAX_COUNT) {
       raise++;
-    } else if (l1Hits > 2 * copied && raise > 0) {
+    } else if (l1Hits > 2 * copied && 4 * rejected < copied && raise > 0) {
       raise--;
     }
   }

@@ -76,11 +76,12 @@ public class TieredBlockCache extends CombinedBlockCache {
   private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
   private final LongAdder promotions = new LongAdder();
-  /** Hot mode: data copies into the L1, L1 hits on them, and those hits at the last batch. */
+  /** Hot mode: data copies into the L1, L1 hits on them, and the counts at the last batch. */
   private static final int COPY_BATCH = 512;
   private final AtomicLong copies = new AtomicLong();
   private final LongAdder copyHits = new LongAdder();
   private final AtomicLong copyHitsAtBatch = new AtomicLong();
+  private final AtomicLong l1RejectedAtBatch = new AtomicLong();
 
   /**
    * Builds the L1 and the L2 from {@code conf}, the way HBase builds its own combined cache: the
@@ -221,16 +222,18 @@ public class TieredBlockCache extends CombinedBlockCache {
 
   /**
    * Every {@link #COPY_BATCH} data copies, tells the promotion filter how many L1 hits on data
-   * blocks (in hot mode: hits on copies) there were meanwhile, so the bar rises while copies do
-   * not pay for themselves.
+   * blocks (in hot mode: hits on copies) there were meanwhile and how many blocks the L1's
+   * admission rejected (in hot mode only copies take part in its frequency duel), so the bar
+   * rises while copies do not pay for themselves.
    */
   private void adaptCopies() {
     if (copies.incrementAndGet() % COPY_BATCH != 0) {
       return;
     }
     long hits = copyHits.sum();
-    long before = copyHitsAtBatch.getAndSet(hits);
-    promotion.feedback(COPY_BATCH, hits - before);
+    long rejected = l1.getStats().admissionRejected();
+    promotion.feedback(COPY_BATCH, hits - copyHitsAtBatch.getAndSet(hits),
+        rejected - l1RejectedAtBatch.getAndSet(rejected));
   }
 
   /** L2 hits copied or moved into the L1 since start. */

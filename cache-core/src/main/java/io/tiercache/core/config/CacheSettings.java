@@ -216,8 +216,8 @@ public final class CacheSettings {
       "Hot, exclusive and inclusive mode: an L2 hit on a data block promotes it to the L1 once "
           + "its recent L2 hit count (count-min sketch, halved periodically) reaches this. Index "
           + "and bloom blocks are always promoted; `1` promotes every hit. Hot mode raises the bar "
-          + "above this by one per 512 copies that earned less than one L1 hit each, and lowers "
-          + "it back once they earn more than two."));
+          + "above this by one per 512 copies that earned less than one L1 hit each or that the "
+          + "L1 mostly threw away, and lowers it back once they earn more than two."));
 
   /** The block cache TieredRegionServer installs. */
   public static final Setting<String> BLOCKCACHE_CLASS = define(Setting.text(
