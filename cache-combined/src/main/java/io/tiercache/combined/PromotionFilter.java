@@ -17,7 +17,8 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  * <h2>Structure</h2>
  * A count-min sketch: {@code width} saturating counters (0 to 15), a power of two sized for the
  * L2's expected block count, shared by four hash functions; the estimate is the minimum of a
- * key's four counters. After {@code 10 * width} recorded hits every counter is halved, so the
+ * key's four counters. After {@code width / 2} recorded hits (four increments each, so two per
+ * counter on average) every counter is halved, so the
  * estimate follows a changing workload.
  *
  * <p>cache-lru's {@code FrequencySketch} is the same structure but single-threaded (only the
@@ -35,6 +36,7 @@ final class PromotionFilter {
   private static final int[] SEEDS = {0x9E3779B9, 0x85EBCA6B, 0xC2B2AE35, 0x27D4EB2F};
 
   private volatile int minHits; // changed online by onConfigurationChange
+  private volatile int raise; // hot mode's feedback: extra hits while the L1 drops most copies
   private final AtomicIntegerArray counters;
   private final int mask;
   private final long sampleSize;
@@ -43,20 +45,22 @@ final class PromotionFilter {
 
   /**
    * @param minHits hits before a block is promoted (1 promotes every hit)
-   * @param expectedBlocks how many blocks the L2 holds, to size the sketch (capped at 2^20
-   *     counters, 4 MB)
+   * @param expectedBlocks how many blocks the L2 holds, to size the sketch: eight counters per
+   *     block, so a key's four counters are rarely all shared (capped at 2^22 counters, 16 MB)
    */
   PromotionFilter(int minHits, long expectedBlocks) {
     this.minHits = minHits;
-    int width = (int) Math.min(1 << 20, Long.highestOneBit(Math.max(64, expectedBlocks) - 1) << 1);
-    this.counters = new AtomicIntegerArray(minHits > 1 ? width : 1);
+    int width = (int) Math.min(1 << 22,
+        Long.highestOneBit(Math.max(64, 8 * expectedBlocks) - 1) << 1);
+    this.counters = new AtomicIntegerArray(width); // minHits may rise online
     this.mask = counters.length() - 1;
-    this.sampleSize = 10L * counters.length();
+    this.sampleSize = counters.length() / 2;
   }
 
   /** Records an L2 hit on {@code key}; returns whether the block should now move to the L1. */
   boolean recordHit(BlockCacheKey key, boolean metaBlock) {
-    if (metaBlock || minHits <= 1) {
+    int bar = Math.min(MAX_COUNT, minHits + raise);
+    if (metaBlock || bar <= 1) {
       return true;
     }
     int h = spread(key.hashCode());
@@ -67,7 +71,32 @@ final class PromotionFilter {
     if (recorded.incrementAndGet() >= sampleSize) {
       age();
     }
-    return estimate >= minHits;
+    return estimate >= bar;
+  }
+
+  /**
+   * Hot mode's feedback, once per batch of copies: the last {@code copied} copies into the L1
+   * were followed by {@code l1Hits} L1 hits on data blocks, and the L1's admission threw
+   * {@code rejected} copies away again. A copy costs a 64 KB heap copy and pays back only through
+   * L1 hits, so while the copies earn less than one hit each, or more than half of them are
+   * thrown away, a block needs one more L2 hit before it is copied; once they earn more than two
+   * and fewer than a quarter are thrown away, one less, down to
+   * {@code tiercache.combined.promote.min.hits}.
+   */
+  void feedback(long copied, long l1Hits, long rejected) {
+    if (copied <= 0) {
+      return;
+    }
+    if ((l1Hits < copied || 2 * rejected > copied) && minHits + raise < MAX_COUNT) {
+      raise++;
+    } else if (l1Hits > 2 * copied && 4 * rejected < copied && raise > 0) {
+      raise--;
+    }
+  }
+
+  /** The L2 hits a data block needs now: the setting plus hot mode's feedback. */
+  int bar() {
+    return Math.min(MAX_COUNT, minHits + raise);
   }
 
   /** Increments one counter (saturating); returns its new value. */

@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
@@ -73,6 +75,13 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final PromotionFilter promotion;
   private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
+  private final LongAdder promotions = new LongAdder();
+  /** Hot mode: data copies into the L1, L1 hits on them, and the counts at the last batch. */
+  private static final int COPY_BATCH = 512;
+  private final AtomicLong copies = new AtomicLong();
+  private final LongAdder copyHits = new LongAdder();
+  private final AtomicLong copyHitsAtBatch = new AtomicLong();
+  private final AtomicLong l1RejectedAtBatch = new AtomicLong();
 
   /**
    * Builds the L1 and the L2 from {@code conf}, the way HBase builds its own combined cache: the
@@ -105,7 +114,9 @@ public class TieredBlockCache extends CombinedBlockCache {
     this.promotion = new PromotionFilter(promoteMinHits, l2.getMaxSize() / (64 * 1024));
     this.promoteMinHits = promoteMinHits;
     if (mode == TieringMode.EXCLUSIVE) {
-      l1.setVictimCache(new Demotion(l2));
+      l1.setVictimCache(new Demotion(l2, false));
+    } else if (mode == TieringMode.HOT) {
+      l1.setVictimCache(new Demotion(l2, true));
     }
     LOG.info("TierCache combined cache active: mode={} (tiercache.combined.mode), L1 {} of {} "
         + "bytes, L2 {} of {} bytes", mode.key(), l1.name(), l1.getMaxSize(), l2.name(),
@@ -138,7 +149,7 @@ public class TieredBlockCache extends CombinedBlockCache {
         l1.cacheBlock(key, buf, inMemory);
         l2.cacheBlock(key, buf, inMemory, waitWhenCache);
         return;
-      default:
+      default: // HBASE, HOT: index and bloom blocks in the L1, data blocks in the L2
         super.cacheBlock(key, buf, inMemory, waitWhenCache);
     }
   }
@@ -149,6 +160,9 @@ public class TieredBlockCache extends CombinedBlockCache {
     if (mode == TieringMode.HBASE) {
       return super.getBlock(key, caching, repeat, updateCacheMetrics);
     }
+    if (mode == TieringMode.HOT) {
+      return getHot(key, caching, repeat, updateCacheMetrics);
+    }
     Cacheable block = l1.getBlock(key, caching, repeat, updateCacheMetrics);
     if (block != null) {
       return block;
@@ -157,8 +171,79 @@ public class TieredBlockCache extends CombinedBlockCache {
     if (block != null && caching && !repeat && !shutdown.get()
         && promotion.recordHit(key, isMetaBlock(blockType(key, block)))) {
       promote(key, block);
+      promotions.increment();
     }
     return block;
+  }
+
+  /**
+   * Hot mode's lookup, with HBase's accounting: the L1 if it holds the key, else the L2; a hit
+   * counts in the tier that served it, a miss in the tier the block type belongs to (index and
+   * bloom: the L1; data: the L2). An L2 hit on a data block that passes the promotion rule is
+   * then copied into the L1 (copied, not moved: the L1 may drop it again at no cost). Unlike
+   * {@link CombinedBlockCache#getBlock}, an index or bloom block found in the L2 (where hot mode
+   * demotes the L1's index and bloom victims) is an expected hit, not a warning, and moves back.
+   */
+  private Cacheable getHot(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    if (l1.containsBlock(key)) {
+      Cacheable block = l1.getBlock(key, caching, repeat, updateCacheMetrics);
+      if (block != null) {
+        if (!isMetaBlock(blockType(key, block))) {
+          copyHits.increment();
+        }
+        return block;
+      }
+    }
+    Cacheable block = l2.getBlock(key, caching, repeat, false);
+    BlockType type = block != null ? blockType(key, block) : key.getBlockType();
+    boolean meta = isMetaBlock(type);
+    if (updateCacheMetrics) {
+      CacheStats stats = block != null || !meta ? l2.getStats() : l1.getStats();
+      if (block != null) {
+        stats.hit(caching, key.isPrimary(), type);
+      } else {
+        stats.miss(caching, key.isPrimary(), type);
+      }
+    }
+    if (block != null && caching && !repeat && !shutdown.get()
+        && promotion.recordHit(key, meta)) {
+      if (meta) {
+        promote(key, block); // moved back: the L1's demotion hook put it in the L2
+        l2.evictBlock(key);
+      } else {
+        l1.cacheBlock(key, block, false);
+        adaptCopies();
+      }
+      promotions.increment();
+    }
+    return block;
+  }
+
+  /**
+   * Every {@link #COPY_BATCH} data copies, tells the promotion filter how many L1 hits on data
+   * blocks (in hot mode: hits on copies) there were meanwhile and how many blocks the L1's
+   * admission rejected (in hot mode only copies take part in its frequency duel), so the bar
+   * rises while copies do not pay for themselves.
+   */
+  private void adaptCopies() {
+    if (copies.incrementAndGet() % COPY_BATCH != 0) {
+      return;
+    }
+    long hits = copyHits.sum();
+    long rejected = l1.getStats().admissionRejected();
+    promotion.feedback(COPY_BATCH, hits - copyHitsAtBatch.getAndSet(hits),
+        rejected - l1RejectedAtBatch.getAndSet(rejected));
+  }
+
+  /** L2 hits copied or moved into the L1 since start. */
+  public long promotions() {
+    return promotions.sum();
+  }
+
+  /** The L2 hits a data block needs now before it moves or is copied up (hot mode adapts it). */
+  public int promotionBar() {
+    return promotion.bar();
   }
 
   /**
@@ -312,13 +397,25 @@ public class TieredBlockCache extends CombinedBlockCache {
   }
 
   /**
-   * The L1's victim hook in exclusive mode: capacity victims are written to the L2. Lookups go
-   * through {@link TieredBlockCache#getBlock}, never through the L1's victim path, so
-   * {@link #getBlock} answers null, and the combined cache shuts the L2 down itself.
+   * The L1's victim hook: in exclusive mode every capacity victim is written to the L2; in hot
+   * mode only index and bloom victims are (a data block in the L1 is a copy of an L2 block, so it
+   * is simply dropped). Lookups go through {@link TieredBlockCache#getBlock}, never through the
+   * L1's victim path, so {@link #getBlock} answers null, and the combined cache shuts the L2 down
+   * itself.
    */
   private static final class Demotion extends ForwardingBlockCache {
-    Demotion(CacheTier l2) {
+    private final boolean metaOnly;
+
+    Demotion(CacheTier l2, boolean metaOnly) {
       super(l2);
+      this.metaOnly = metaOnly;
+    }
+
+    @Override
+    public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+      if (!metaOnly || isMetaBlock(buf.getBlockType())) {
+        super.cacheBlock(key, buf, inMemory);
+      }
     }
 
     @Override

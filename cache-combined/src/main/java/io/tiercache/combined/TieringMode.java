@@ -28,7 +28,15 @@ public enum TieringMode {
    * Every block is written to both tiers; an L2 hit that passes the promotion rule is copied into
    * the L1. The L1 is a hot subset of the L2, which survives L1 eviction without rewriting.
    */
-  INCLUSIVE;
+  INCLUSIVE,
+  /**
+   * HBase's placement (index and bloom blocks in the L1, data blocks in the L2) and HBase's hit
+   * accounting, plus: an L2 hit on a data block that passes the promotion rule is also copied into
+   * the L1, where the L1's own admission policy keeps it only while it is hotter than the L1's
+   * victims. The hottest data blocks are then served from the heap without an off-heap read;
+   * a promoted block stays in the L2, so its later eviction from the L1 costs no rewrite.
+   */
+  HOT;
 
   /** The mode {@code conf} selects; a bad value is a setting error naming the key. */
   public static TieringMode from(Configuration conf) {

@@ -160,6 +160,94 @@ class TieredBlockCacheTest {
     assertEquals(1, cache.l2().getStats().getHitCount());
   }
 
+  @Test
+  void hotModeKeepsHBasePlacementAndCopiesRepeatedL2DataHitsUp() {
+    build(TieringMode.HOT, 4 * (PAYLOAD + 4096), 8 << 20, 2);
+    int n = fill(20);
+    BlockCacheKey index = key("f1", 0, BlockType.LEAF_INDEX);
+    cache.cacheBlock(index, heap("f1", 0, PAYLOAD, BlockType.LEAF_INDEX));
+    cache.l2().flush(30_000);
+    assertEquals(n, cache.l2().getBlockCount(), "data blocks go to the L2 only");
+    assertEquals(1, cache.l1().getBlockCount(), "the index block goes to the L1 only");
+    BlockCacheKey data = key("f", 0, BlockType.DATA);
+    assertHit(data, BlockType.DATA);
+    assertFalse(cache.l1().containsBlock(data), "one L2 hit is not enough to copy it up");
+    assertHit(data, BlockType.DATA);
+    assertTrue(cache.l1().containsBlock(data), "the second L2 hit copies it to the L1");
+    assertEquals(n, cache.l2().getBlockCount(), "and it stays in the L2");
+    assertEquals(1, cache.promotions());
+    assertHit(data, BlockType.DATA);
+    assertEquals(2, cache.l2().getStats().getHitCount(), "HBase's accounting: L2 hits in the L2");
+    assertEquals(1, cache.l1().getStats().getHitCount(), "a hit on the copy is an L1 hit");
+    assertEquals(0, cache.l1().getStats().getMissCount(),
+        "a data block missing from the L1 is not an L1 miss (HBase's accounting)");
+    assertHit(index, BlockType.LEAF_INDEX);
+    // The L1 holds four blocks: copying more up evicts the first copy, which the L2 still serves.
+    for (int i = 1; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+    }
+    assertTrue(cache.l1().getBlockCount() < n, "the small L1 dropped copies");
+    assertEquals(n, cache.l2().getBlockCount(), "every block still in the L2");
+    for (int i = 0; i < n; i++) {
+      assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
+    }
+  }
+
+  @Test
+  void hotModeDemotesIndexVictimsToTheL2AndMovesThemBack() {
+    build(TieringMode.HOT, 4 * (PAYLOAD + 4096), 8 << 20, 2);
+    int n = 10;
+    for (int i = 0; i < n; i++) {
+      cache.cacheBlock(key("m", i * 100_000L, BlockType.LEAF_INDEX),
+          heap("m", i * 100_000L, PAYLOAD, BlockType.LEAF_INDEX));
+    }
+    cache.l2().flush(30_000);
+    assertTrue(cache.l1().getBlockCount() < n, "the small L1 evicted index blocks");
+    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
+        "an index block the L1 evicts is written to the L2, not lost");
+    BlockCacheKey demoted = null;
+    for (int i = 0; i < n && demoted == null; i++) {
+      BlockCacheKey k = key("m", i * 100_000L, BlockType.LEAF_INDEX);
+      demoted = cache.l1().containsBlock(k) ? null : k;
+    }
+    long l1MissesBefore = cache.l1().getStats().getMissCount();
+    assertHit(demoted, BlockType.LEAF_INDEX);
+    assertEquals(1, cache.l2().getStats().getHitCount(), "served by the L2");
+    assertEquals(l1MissesBefore, cache.l1().getStats().getMissCount());
+    assertTrue(cache.l1().containsBlock(demoted), "and moved back to the L1");
+    assertFalse(cache.l2().isAlreadyCached(demoted).orElse(false), "out of the L2");
+    assertNull(get(key("m", 99 * 100_000L, BlockType.LEAF_INDEX)));
+    assertEquals(l1MissesBefore + 1, cache.l1().getStats().getMissCount(),
+        "an index miss counts in the L1, as HBase counts it");
+  }
+
+  /**
+   * Blocks read twice each and never again: every copy the second read makes is wasted, the L1
+   * throws the copies away again, and hot mode raises its bar so it stops copying them.
+   */
+  @Test
+  void hotModeStopsCopyingWhenTheL1ThrowsTheCopiesAway() {
+    build(TieringMode.HOT, 8 * (PAYLOAD + 4096), 64 << 20, 2);
+    int n = 3000;
+    fill(n);
+    cache.l2().flush(30_000);
+    long firstHalf = 0;
+    for (int i = 0; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      if (i == n / 2) {
+        firstHalf = cache.promotions();
+      }
+    }
+    long secondHalf = cache.promotions() - firstHalf;
+    assertTrue(cache.promotionBar() > 2, "bar " + cache.promotionBar());
+    assertTrue(secondHalf * 10 < firstHalf * 6,
+        "copies: " + firstHalf + " in the first half, " + secondHalf + " in the second");
+  }
+
   @ParameterizedTest
   @EnumSource(TieringMode.class)
   void evictionReachesBothTiers(TieringMode mode) {
@@ -275,7 +363,7 @@ class TieredBlockCacheTest {
     SettingException mode = assertThrows(SettingException.class,
         () -> new TieredBlockCache(conf));
     assertEquals("tiercache.combined.mode", mode.key());
-    assertTrue(mode.getMessage().contains("hbase, exclusive, inclusive"), mode.getMessage());
+    assertTrue(mode.getMessage().contains("hbase, hot, exclusive, inclusive"), mode.getMessage());
 
     conf.set("tiercache.combined.mode", "exclusive");
     conf.set("tiercache.combined.promote.min.hits", "0");

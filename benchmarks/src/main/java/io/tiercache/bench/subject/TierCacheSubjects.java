@@ -46,6 +46,9 @@ public final class TierCacheSubjects {
     s.add("tiercache", TIERCACHE,
         "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (hbase mode)",
         "hbase-combined", spec -> combined(spec, "hbase"));
+    s.add("tiercache-hot", TIERCACHE,
+        "TierCache combined, hot mode: hbase placement, frequent L2 data hits also copied to the L1",
+        "hbase-combined", spec -> combined(spec, "hot"));
     s.add("tiercache-exclusive", TIERCACHE,
         "TierCache combined, exclusive mode: L1 victims move to the L2, repeated L2 hits move up",
         "hbase-combined", spec -> combined(spec, "exclusive"));

@@ -214,19 +214,25 @@ public final class CacheSettings {
 
   /** How the combined cache shares blocks between its L1 and L2. */
   public static final Setting<String> COMBINED_MODE = define(Setting.text(
-      "tiercache.combined.mode", "hbase", "one of hbase, exclusive, inclusive",
-      v -> v.equals("hbase") || v.equals("exclusive") || v.equals("inclusive"),
+      "tiercache.combined.mode", "hbase", "one of hbase, hot, exclusive, inclusive",
+      v -> v.equals("hbase") || v.equals("hot") || v.equals("exclusive")
+          || v.equals("inclusive"),
       "`hbase`: index and bloom blocks in the L1, data blocks in the L2, with HBase's "
-          + "`CombinedBlockCache` hit accounting. `exclusive`: every block enters the L1; L1 "
+          + "`CombinedBlockCache` hit accounting. `hot`: `hbase`'s placement and accounting, and "
+          + "L2 hits on data blocks that pass the promotion rule are also copied into the L1 "
+          + "(they stay in the L2); index and bloom blocks the L1 evicts move to the L2 instead "
+          + "of being lost. `exclusive`: every block enters the L1; L1 "
           + "victims move to the L2; L2 hits that pass the promotion rule move back (one copy of "
           + "each block)."));
 
-  /** L2 hits a data block needs (recently) before exclusive/inclusive mode promotes it. */
+  /** L2 hits a data block needs (recently) before hot/exclusive/inclusive mode promotes it. */
   public static final Setting<Integer> COMBINED_PROMOTE_HITS = define(Setting.integer(
       "tiercache.combined.promote.min.hits", 2, 1, 15, "hits",
-      "Exclusive and inclusive mode: an L2 hit on a data block promotes it to the L1 once "
+      "Hot, exclusive and inclusive mode: an L2 hit on a data block promotes it to the L1 once "
           + "its recent L2 hit count (count-min sketch, halved periodically) reaches this. Index "
-          + "and bloom blocks are always promoted; `1` promotes every hit."));
+          + "and bloom blocks are always promoted; `1` promotes every hit. Hot mode raises the bar "
+          + "above this by one per 512 copies that earned less than one L1 hit each or that the "
+          + "L1 mostly threw away, and lowers it back once they earn more than two."));
 
   /** The block cache TieredRegionServer installs. */
   public static final Setting<String> BLOCKCACHE_CLASS = define(Setting.text(
