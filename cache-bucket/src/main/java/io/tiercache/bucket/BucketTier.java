@@ -420,14 +420,29 @@ public final class BucketTier implements CacheTier, HeapSize {
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
       boolean waitWhenCache) {
     try {
-      insert(key, buf, inMemory, waitWhenCache);
+      insert(key, buf, inMemory, waitWhenCache, false);
+    } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
+      unexpected("cacheBlock of " + key, t);
+    }
+  }
+
+  /**
+   * Caches a block an upper tier chose to keep: a victim of the combined cache's L1 in exclusive
+   * mode, which the L1's own frequency filter already admitted. The L2's admission filter is not
+   * asked (it sees only the L1's misses, so it would rate a block that lived in the L1 as cold);
+   * everything else is {@link #cacheBlock(BlockCacheKey, Cacheable, boolean, boolean)} without
+   * {@code waitWhenCache}.
+   */
+  public void cacheDemoted(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+    try {
+      insert(key, buf, inMemory, false, true);
     } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
       unexpected("cacheBlock of " + key, t);
     }
   }
 
   private void insert(BlockCacheKey key, Cacheable buf, boolean inMemory,
-      boolean waitWhenCache) {
+      boolean waitWhenCache, boolean admitted) {
     if (closed.get() || faults.disabled()) {
       return;
     }
@@ -449,7 +464,7 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
     // Decided here, on the caller's thread, before the block is retained, queued or copied: a
     // rejected block costs a sketch lookup and a look at the victim, nothing more.
-    if (!admits(key, buf, inMemory, waitWhenCache, sizeClass)) {
+    if (!admitted && !admits(key, buf, inMemory, waitWhenCache, sizeClass)) {
       stats.admissionReject();
       return;
     }

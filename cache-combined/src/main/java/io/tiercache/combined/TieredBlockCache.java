@@ -7,7 +7,6 @@ import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
-import io.tiercache.core.tier.CacheTier;
 import io.tiercache.lru.LruTier;
 import java.util.Collections;
 import java.util.HashMap;
@@ -404,16 +403,25 @@ public class TieredBlockCache extends CombinedBlockCache {
    * itself.
    */
   private static final class Demotion extends ForwardingBlockCache {
+    private final BucketTier l2;
     private final boolean metaOnly;
 
-    Demotion(CacheTier l2, boolean metaOnly) {
+    Demotion(BucketTier l2, boolean metaOnly) {
       super(l2);
+      this.l2 = l2;
       this.metaOnly = metaOnly;
     }
 
+    /**
+     * Exclusive mode: every victim, past the L2's admission filter (the L1's filter admitted it,
+     * and the L2's sketch never saw its L1 hits). Hot mode: index and bloom victims only, which
+     * the L2 always admits.
+     */
     @Override
     public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
-      if (!metaOnly || isMetaBlock(buf.getBlockType())) {
+      if (!metaOnly) {
+        l2.cacheDemoted(key, buf, inMemory);
+      } else if (isMetaBlock(buf.getBlockType())) {
         super.cacheBlock(key, buf, inMemory);
       }
     }

@@ -147,6 +147,33 @@ class TieredBlockCacheTest {
         "a promoted block leaves the L2 (its L1 victim moved down)");
   }
 
+  /**
+   * The L2's admission filter never sees the L1's hits, so it would rate every demoted block as
+   * cold and, once the L2 is full, reject it: demotions pass the filter.
+   */
+  @Test
+  void exclusiveModeKeepsDemotedBlocksWhenTheL2IsFull() {
+    LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
+    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(2 << 20)
+        .slabSize(1 << 20).writers(2, 8).admission("tinylfu").build();
+    cache = new TieredBlockCache(l1, l2, TieringMode.EXCLUSIVE, 2);
+    int n = 400; // several times what both tiers hold
+    for (int i = 0; i < n; i++) {
+      cache.cacheBlock(key("f", i * 100_000L, BlockType.DATA),
+          heap("f", i * 100_000L, PAYLOAD, BlockType.DATA));
+      cache.l2().flush(30_000); // no writer queue ever full: only admission could drop a block
+    }
+    int kept = 0;
+    for (int i = n - 40; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      if (cache.l1().containsBlock(k) || cache.l2().isAlreadyCached(k).orElse(false)) {
+        kept++;
+      }
+    }
+    assertEquals(40, kept, "the newest blocks, each demoted into a full L2, are all cached");
+    assertEquals(0, cache.l2().getStats().admissionRejected());
+  }
+
   @Test
   void inclusiveModeWritesBothTiersAndCopiesL2HitsUp() {
     build(TieringMode.INCLUSIVE, 4 * (PAYLOAD + 4096), 8 << 20, 1);
