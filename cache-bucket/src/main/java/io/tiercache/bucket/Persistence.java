@@ -195,7 +195,7 @@ final class Persistence {
         return false;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(e.file, e.offset, e.length, data, null);
+      int fileId = files.add(e.file, e.offset, e.length, data, e.region);
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, e.deserializer, e.type, 0);
       long old = index.put(fileId, e.offset, h);
