@@ -266,6 +266,24 @@ public class TieredBlockCache extends CombinedBlockCache {
     return Optional.of(!split.isComplete(info.getHFileContext().getHFileName()));
   }
 
+  /**
+   * HBase 3.0's {@code BlockCache#isCacheEnabled} (no {@code @Override}: 2.6 lacks it): not shut
+   * down, and the L2 enabled (the L1 always is). An L2 still restoring is enabled: it serves what
+   * it has restored.
+   */
+  public boolean isCacheEnabled() {
+    return !shutdown.get() && l2.isCacheEnabled();
+  }
+
+  /**
+   * HBase 3.0's {@code BlockCache#waitForCacheInitialization} (no {@code @Override}): waits up to
+   * {@code timeoutMs} for the L2's background restore (the L1 has none); whether the cache is
+   * then restored and enabled.
+   */
+  public boolean waitForCacheInitialization(long timeoutMs) {
+    return l2.waitForCacheInitialization(timeoutMs) && isCacheEnabled();
+  }
+
   @Override
   public CacheStats getStats() {
     return combinedCacheStats;

@@ -346,4 +346,17 @@ class TieredBlockCacheTest {
     assertTrue(cache.evictBlock(key("split0", 0, BlockType.DATA)), "evicted");
     assertFalse(cache.getFullyCachedFiles().get().containsKey("split0"), mode + ": unlisted");
   }
+
+  /** HBase 3.0's start-up calls: a cache with nothing to restore is ready; a shut one is not. */
+  @ParameterizedTest
+  @EnumSource(TieringMode.class)
+  void cacheInitialization_readyAtOnce_disabledAfterShutdown(TieringMode mode) {
+    build(mode, 1L << 20, 16L << 20, 2);
+    assertTrue(cache.isCacheEnabled(), mode + ": enabled");
+    assertTrue(cache.waitForCacheInitialization(0), mode + ": nothing to restore");
+    cache.shutdown();
+    assertFalse(cache.isCacheEnabled(), mode + ": shut down");
+    assertFalse(cache.waitForCacheInitialization(0), mode + ": shut down");
+    cache = null;
+  }
 }
