@@ -155,7 +155,7 @@ final class BlockStore {
       }
       if (durable != null) {
         durable.publish(Handles.slab(h), Handles.slot(h), slabs.classOf(h), key.getHfileName(),
-            key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
+            files.regionOf(key.getHfileName()), key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
             type);
       }
       replaced = index.put(fileId, key.getOffset(), h);

@@ -767,6 +767,14 @@ public final class BucketTier implements CacheTier, HeapSize {
     return Optional.of(residency.fullyCached());
   }
 
+  /**
+   * Number of {@code file}'s data blocks written to the L2 (queued ones are not); the combined
+   * cache adds the L1's in {@code exclusive} mode.
+   */
+  public int dataBlocksOf(String file) {
+    return store.files.dataBlocksOf(file);
+  }
+
   /** Bytes of written blocks per region (encoded name), as HBase's BucketCache reports. */
   @Override
   public Optional<Map<String, Long>> getRegionCachedInfo() {

@@ -14,14 +14,14 @@ import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Checkpoints the L2's index for a persistent engine and restores it at startup.
  *
- * <p>Taking a checkpoint: snapshot the index (segment by segment), force the engine's bytes to
- * disk, then write the checkpoint atomically ({@link Checkpoint}). Restoring: claim each
+ * <p>Taking a checkpoint: stream the index (segment by segment) into the checkpoint's temporary
+ * file, force the engine's bytes to disk, then force and rename the checkpoint
+ * ({@link Checkpoint.Writer}). Restoring: claim each
  * checkpointed slot in the allocator, fill its record with the verified flag cleared, and
  * publish it, so the first read of each block checks its CRC32C. No block is read at startup.
  *
@@ -52,6 +53,8 @@ import org.slf4j.LoggerFactory;
 final class Persistence {
   private static final Logger LOG = LoggerFactory.getLogger(Persistence.class);
   private static final String KEY = CacheSettings.L2_PERSISTENT_PATH.key();
+  /** Bytes of the reused checkpoint buffer: about 7,000 block records per write. */
+  private static final int CHECKPOINT_BUFFER = 256 * 1024;
 
   private final String tier;
   private final Path path;
@@ -61,6 +64,9 @@ final class Persistence {
   private final BlockIndex index;
   private final FileRegistry files;
   private final FileGuard.Lock lock;
+  /** The checkpoint's write buffer, reused by every checkpoint (checkpoint thread only). */
+  private final byte[] buffer = new byte[CHECKPOINT_BUFFER];
+  private final FileNames names = new FileNames(); // checkpoint thread only
 
   /**
    * Locks the checkpoint path.
@@ -189,7 +195,7 @@ final class Persistence {
         return false;
       }
       boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(e.file, e.offset, e.length, data, null);
+      int fileId = files.add(e.file, e.offset, e.length, data, e.region);
       slabs.describe(h, fileId, e.offset, e.length, e.checksum,
           e.flags & ~SlabAllocator.F_VERIFIED, e.deserializer, e.type, 0);
       long old = index.put(fileId, e.offset, h);
@@ -235,41 +241,125 @@ final class Persistence {
     return out;
   }
 
-  /** Takes a checkpoint; returns the number of blocks in it. */
+  /**
+   * Takes a checkpoint; returns the number of blocks in it. Streams the index: each entry's
+   * record is read from the index and the slot records and put straight into {@link #buffer}
+   * (written out when full, under the visited segment's read lock, so an insert into that
+   * segment may wait for one buffer write to the page cache); the only heap allocated grows with
+   * the number of files, not of blocks (issue 14). The engine is forced after the index is
+   * visited and before the checkpoint is renamed into place, so every block it names has its
+   * bytes on disk, as when the index was snapshotted first.
+   */
   int checkpoint() throws IOException {
-    List<Checkpoint.Entry> entries = new ArrayList<>();
-    Map<Integer, String> names = new HashMap<>();
-    Map<Integer, String> regions = new HashMap<>();
-    index.forEach((fileId, offset, h) -> {
-      String file = files.nameOf(fileId);
-      if (file == null) {
-        return;
+    names.clear();
+    try (Checkpoint.Writer w = Checkpoint.Writer.open(path, geometry,
+        CacheableDeserializerIdManager.save(), buffer)) {
+      try {
+        index.forEach((fileId, offset, h) -> {
+          String file = names.get(fileId);
+          if (file == null) {
+            file = files.nameOf(fileId);
+            names.put(fileId, file == null ? FileNames.GONE : file);
+          }
+          if (file == null || file == FileNames.GONE) {
+            return;
+          }
+          try {
+            w.block(fileId, offset, Handles.slab(h), Handles.slot(h), slabs.classOf(h),
+                slabs.length(h), slabs.checksum(h), slabs.flags(h) & ~SlabAllocator.F_VERIFIED,
+                slabs.deserializer(h), slabs.type(h), slabs.freq(h), 0);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+      } catch (UncheckedIOException e) {
+        throw e.getCause();
       }
-      Checkpoint.Entry e = new Checkpoint.Entry();
-      e.file = file;
-      e.fileId = fileId;
-      e.offset = offset;
-      e.slab = Handles.slab(h);
-      e.slot = Handles.slot(h);
-      e.sizeClass = slabs.classOf(h);
-      e.length = slabs.length(h);
-      e.checksum = slabs.checksum(h);
-      e.flags = slabs.flags(h) & ~SlabAllocator.F_VERIFIED;
-      e.deserializer = slabs.deserializer(h);
-      e.type = slabs.type(h);
-      e.freq = slabs.freq(h);
-      e.cachedAt = 0;
-      if (names.put(fileId, file) == null) {
-        String region = files.regionOf(file);
-        if (region != null) {
-          regions.put(fileId, region);
+      Map<Integer, String> named = new HashMap<>();
+      Map<Integer, String> regions = new HashMap<>();
+      names.forEach((fileId, file) -> {
+        if (file != FileNames.GONE) {
+          named.put(fileId, file);
+          String region = files.regionOf(file);
+          if (region != null) {
+            regions.put(fileId, region);
+          }
+        }
+      });
+      engine.sync(); // after the visit: every block it named has its bytes forced
+      w.finish(named, regions);
+      return (int) w.blocks();
+    } finally {
+      names.clear();
+    }
+  }
+
+  /**
+   * File id to name for one checkpoint, so a block costs no lookup in the registry and no boxed
+   * key: open addressing over int keys, kept between checkpoints (its size follows the number
+   * of files). Used by the checkpointing thread only.
+   */
+  static final class FileNames {
+    /** The name of a file id the registry no longer knows (its blocks are left out). */
+    static final String GONE = new String("");
+
+    private int[] keys = new int[64]; // id + 1; 0 marks an empty entry
+    private String[] values = new String[64];
+    private int size;
+
+    String get(int id) {
+      int mask = keys.length - 1;
+      for (int i = mix(id) & mask; keys[i] != 0; i = (i + 1) & mask) {
+        if (keys[i] == id + 1) {
+          return values[i];
         }
       }
-      entries.add(e);
-    });
-    engine.sync();
-    Checkpoint.write(path, geometry, CacheableDeserializerIdManager.save(), names, regions,
-        entries);
-    return entries.size();
+      return null;
+    }
+
+    void put(int id, String name) {
+      if ((size + 1) * 2 > keys.length) {
+        int[] oldKeys = keys;
+        String[] oldValues = values;
+        keys = new int[oldKeys.length * 2];
+        values = new String[oldKeys.length * 2];
+        size = 0;
+        for (int i = 0; i < oldKeys.length; i++) {
+          if (oldKeys[i] != 0) {
+            put(oldKeys[i] - 1, oldValues[i]);
+          }
+        }
+      }
+      int mask = keys.length - 1;
+      int i = mix(id) & mask;
+      while (keys[i] != 0 && keys[i] != id + 1) {
+        i = (i + 1) & mask;
+      }
+      if (keys[i] == 0) {
+        size++;
+      }
+      keys[i] = id + 1;
+      values[i] = name;
+    }
+
+    void forEach(java.util.function.BiConsumer<Integer, String> action) {
+      for (int i = 0; i < keys.length; i++) {
+        if (keys[i] != 0) {
+          action.accept(keys[i] - 1, values[i]);
+        }
+      }
+    }
+
+    void clear() {
+      if (size > 0) {
+        Arrays.fill(keys, 0);
+        Arrays.fill(values, null);
+        size = 0;
+      }
+    }
+
+    private static int mix(int id) {
+      return id * 0x9E3779B9 >>> 7 ^ id;
+    }
   }
 }

@@ -16,11 +16,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
+import org.apache.hadoop.hbase.io.hfile.HFileInfo;
+import org.apache.hadoop.hbase.util.Pair;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,8 +64,8 @@ import org.slf4j.LoggerFactory;
  * evicted; a reader still holding the L2 block keeps its slot pinned until it releases.
  *
  * <h3>Concurrency</h3>
- * Thread safe: each tier is; this class keeps no state besides the shutdown flag and the
- * filter. A block promoted by two readers at once is cached in the L1 twice (the second replaces
+ * Thread safe: each tier is; this class keeps no state besides the shutdown flag, the filter
+ * and, in exclusive mode, the fully-cached-files state over both tiers ({@link SplitResidency}). A block promoted by two readers at once is cached in the L1 twice (the second replaces
  * the first only if HBase's {@code shouldReplaceExistingCacheBlock} says so).
  */
 public class TieredBlockCache extends CombinedBlockCache {
@@ -71,6 +74,8 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final LruTier l1;
   private final BucketTier l2;
   private final TieringMode mode;
+  /** The fully-cached-files state over both tiers, exclusive mode only (else null). */
+  private final SplitResidency split;
   private final PromotionFilter promotion;
   private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
@@ -112,6 +117,7 @@ public class TieredBlockCache extends CombinedBlockCache {
     this.mode = mode;
     this.promotion = new PromotionFilter(promoteMinHits, l2.getMaxSize() / (64 * 1024));
     this.promoteMinHits = promoteMinHits;
+    this.split = mode == TieringMode.EXCLUSIVE ? new SplitResidency(l1, l2) : null;
     if (mode == TieringMode.EXCLUSIVE) {
       l1.setVictimCache(new Demotion(l2, false));
     } else if (mode == TieringMode.HOT) {
@@ -302,6 +308,64 @@ public class TieredBlockCache extends CombinedBlockCache {
     Map<String, Long> sum = new HashMap<>(l2Bytes);
     l1.regionBytes().forEach((region, bytes) -> sum.merge(region, bytes, Long::sum));
     return Optional.of(Collections.unmodifiableMap(sum));
+  }
+
+  /**
+   * Prefetch has cached {@code file}: the L2 records it (and learns the file's region, as HBase's
+   * combined cache does), and in {@code exclusive} mode, where the file's data blocks are split
+   * between the tiers, so does {@link SplitResidency}, which counts both tiers.
+   */
+  @Override
+  public void notifyFileCachingCompleted(Path file, int totalBlockCount, int dataBlockCount,
+      long size) {
+    l2.notifyFileCachingCompleted(file, totalBlockCount, dataBlockCount, size);
+    if (split != null) {
+      try {
+        split.completed(file, dataBlockCount, size);
+      } catch (Throwable t) {
+        LOG.warn("notifyFileCachingCompleted of {} failed; the file is not listed", file, t);
+      }
+    }
+  }
+
+  /**
+   * Files prefetch cached completely and still held: the L2's state, or in {@code exclusive}
+   * mode the blocks of both tiers together ({@link SplitResidency}).
+   */
+  @Override
+  public Optional<Map<String, Pair<String, Long>>> getFullyCachedFiles() {
+    return split == null ? l2.getFullyCachedFiles() : Optional.of(split.fullyCached());
+  }
+
+  /**
+   * HBase's answer (not cold under data tiering, not already fully cached), with "fully cached"
+   * counting both tiers in {@code exclusive} mode.
+   */
+  @Override
+  public Optional<Boolean> shouldCacheFile(HFileInfo info, Configuration conf) {
+    Optional<Boolean> l2Answer = l2.shouldCacheFile(info, conf);
+    if (split == null || !l2Answer.orElse(true)) {
+      return l2Answer;
+    }
+    return Optional.of(!split.isComplete(info.getHFileContext().getHFileName()));
+  }
+
+  /**
+   * HBase 3.0's {@code BlockCache#isCacheEnabled} (no {@code @Override}: 2.6 lacks it): not shut
+   * down, and the L2 enabled (the L1 always is). An L2 still restoring is enabled: it serves what
+   * it has restored.
+   */
+  public boolean isCacheEnabled() {
+    return !shutdown.get() && l2.isCacheEnabled();
+  }
+
+  /**
+   * HBase 3.0's {@code BlockCache#waitForCacheInitialization} (no {@code @Override}): waits up to
+   * {@code timeoutMs} for the L2's background restore (the L1 has none); whether the cache is
+   * then restored and enabled.
+   */
+  public boolean waitForCacheInitialization(long timeoutMs) {
+    return l2.waitForCacheInitialization(timeoutMs) && isCacheEnabled();
   }
 
   @Override

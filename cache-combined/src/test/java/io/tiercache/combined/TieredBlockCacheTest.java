@@ -419,4 +419,59 @@ class TieredBlockCacheTest {
     assertEquals(b.getSerializedLength(), bytes, mode + ": one block's bytes");
     b.release();
   }
+
+  /**
+   * A file prefetch cached completely is listed (and unlisted once a block goes) in every mode;
+   * in exclusive mode its data blocks are split between the tiers, and both are counted.
+   */
+  @ParameterizedTest
+  @EnumSource(TieringMode.class)
+  void fullyCachedFiles_countTheBlocksOfBothTiers(TieringMode mode) {
+    build(mode, 1L << 20, 16L << 20, 2);
+    String region = "fedcba9876543210fedcba9876543210";
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(
+        "/hbase/data/default/t/" + region + "/cf/split0");
+    int n = 150; // 2.4 MB of data blocks: more than the 1 MB L1 holds
+    long size = 0;
+    for (int i = 0; i < n; i++) {
+      BlockCacheKey k = new BlockCacheKey(file, i * 100_000L, true, BlockType.DATA);
+      HFileBlock b = heap("split0", i * 100_000L, PAYLOAD, BlockType.DATA);
+      size += b.getOnDiskSizeWithHeader();
+      cache.cacheBlock(k, b, false, true);
+      b.release();
+    }
+    cache.l2().flush(30_000);
+    int inL1 = cache.l1().dataBlocksOf("split0");
+    int inL2 = cache.l2().dataBlocksOf("split0");
+    if (mode == TieringMode.EXCLUSIVE) {
+      assertTrue(inL1 > 0 && inL2 > 0 && inL1 + inL2 == n,
+          "precondition: the blocks are split between the tiers: L1 " + inL1 + ", L2 " + inL2);
+    } else {
+      assertEquals(n, inL2, mode + ": the L2 holds every data block");
+    }
+    cache.notifyFileCachingCompleted(file, n, n, size);
+    Map<String, org.apache.hadoop.hbase.util.Pair<String, Long>> listed =
+        cache.getFullyCachedFiles().get();
+    assertTrue(listed.containsKey("split0"), mode + ": listed (L1 " + inL1 + ", L2 " + inL2
+        + " blocks)");
+    assertEquals(region, listed.get("split0").getFirst(), mode + ": the file's region");
+    assertEquals(size, listed.get("split0").getSecond(), mode + ": the file's size");
+
+    // One data block gone from wherever it is: no longer fully cached.
+    assertTrue(cache.evictBlock(key("split0", 0, BlockType.DATA)), "evicted");
+    assertFalse(cache.getFullyCachedFiles().get().containsKey("split0"), mode + ": unlisted");
+  }
+
+  /** HBase 3.0's start-up calls: a cache with nothing to restore is ready; a shut one is not. */
+  @ParameterizedTest
+  @EnumSource(TieringMode.class)
+  void cacheInitialization_readyAtOnce_disabledAfterShutdown(TieringMode mode) {
+    build(mode, 1L << 20, 16L << 20, 2);
+    assertTrue(cache.isCacheEnabled(), mode + ": enabled");
+    assertTrue(cache.waitForCacheInitialization(0), mode + ": nothing to restore");
+    cache.shutdown();
+    assertFalse(cache.isCacheEnabled(), mode + ": shut down");
+    assertFalse(cache.waitForCacheInitialization(0), mode + ": shut down");
+    cache = null;
+  }
 }

@@ -325,6 +325,14 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     return files.regionBytes();
   }
 
+  /**
+   * Number of {@code file}'s cached data blocks; the combined cache adds it to the L2's for the
+   * fully-cached-files state in {@code exclusive} mode.
+   */
+  public int dataBlocksOf(String file) {
+    return files.dataBlocksOf(file);
+  }
+
   /** Removes an evicted node from the map and the registry; caller holds the lock. */
   private void removeFromIndex(Node n) {
     map.remove(n.key, n);

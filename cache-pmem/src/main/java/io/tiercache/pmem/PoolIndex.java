@@ -34,9 +34,12 @@ import org.apache.hadoop.hbase.io.hfile.HFileBlock;
  *    26     1   deser     index into the deserializer name table below
  *    27     1   type      BlockType ordinal
  *    28     2   nameLen   bytes of the HFile name (UTF-8), at most 96
- *    30     2   (zero)
- *    32    96   name      HFile name; longer names are not made durable
+ *    30     1   regionLen bytes of the file's region (encoded name, UTF-8) after the name;
+ *                         0 if unknown or if name and region together pass 96 bytes
+ *    31     1   (zero)
+ *    32    96   name      HFile name; longer names are not made durable; then the region
  * </pre>
+ * Records written before the region was kept have 0 at byte 30 and are read without a region.
  * Record {@code slab × recordsPerSlab + slot} belongs to slot {@code (slab, slot)}
  * ({@link PoolLayout}). A deserializer name entry is 128 bytes: seal (NAME_TAG | CRC32C of bytes
  * 8..127), name length (2 bytes), name (UTF-8, at most 118). Entries are appended, never changed:
@@ -76,8 +79,10 @@ final class PoolIndex implements DurableIndex {
   static final int R_DESER = 26;
   static final int R_TYPE = 27;
   static final int R_NAME_LENGTH = 28;
+  static final int R_REGION_LENGTH = 30;
   static final int R_NAME = 32;
   static final int NAME_MAX = PoolLayout.RECORD - R_NAME;
+  private static final byte[] NO_REGION = new byte[0];
   static final int N_LENGTH = 8;
   static final int N_NAME = 10;
   static final int N_NAME_MAX = PoolLayout.NAME_ENTRY - N_NAME;
@@ -123,9 +128,14 @@ final class PoolIndex implements DurableIndex {
   }
 
   @Override
-  public boolean publish(int slab, int slot, int sizeClass, String file, long offset, int length,
-      int checksum, int flags, int deserializer, int type) {
+  public boolean publish(int slab, int slot, int sizeClass, String file, String regionName,
+      long offset, int length, int checksum, int flags, int deserializer, int type) {
     byte[] name = file.getBytes(StandardCharsets.UTF_8);
+    byte[] regionBytes = regionName == null ? NO_REGION
+        : regionName.getBytes(StandardCharsets.UTF_8);
+    if (name.length + regionBytes.length > NAME_MAX) {
+      regionBytes = NO_REGION; // the block is still durable; its region is learnt later
+    }
     int entry = name.length <= NAME_MAX ? nameEntryOf(deserializer) : -1;
     if (entry < 0) {
       notDurable.increment();
@@ -146,10 +156,13 @@ final class PoolIndex implements DurableIndex {
     img.putLong(R_SEAL, 0).putLong(R_OFFSET, offset).putInt(R_LENGTH, length)
         .putInt(R_CHECKSUM, checksum).put(R_CLASS, (byte) sizeClass).put(R_FLAGS, (byte) flags)
         .put(R_DESER, (byte) entry).put(R_TYPE, (byte) type)
-        .putShort(R_NAME_LENGTH, (short) name.length).putShort(R_NAME_LENGTH + 2, (short) 0);
+        .putShort(R_NAME_LENGTH, (short) name.length)
+        .put(R_REGION_LENGTH, (byte) regionBytes.length).put(R_REGION_LENGTH + 1, (byte) 0);
     byte[] raw = img.array();
     System.arraycopy(name, 0, raw, R_NAME, name.length);
-    java.util.Arrays.fill(raw, R_NAME + name.length, PoolLayout.RECORD, (byte) 0);
+    System.arraycopy(regionBytes, 0, raw, R_NAME + name.length, regionBytes.length);
+    java.util.Arrays.fill(raw, R_NAME + name.length + regionBytes.length, PoolLayout.RECORD,
+        (byte) 0);
     region.put(rec + R_OFFSET, raw, R_OFFSET, PoolLayout.RECORD - R_OFFSET); // (d)
     region.flush(rec, PoolLayout.RECORD);
     region.putLong(rec + R_SEAL, seal(RECORD_TAG, raw)); // (e)
@@ -213,6 +226,10 @@ final class PoolIndex implements DurableIndex {
     e.slot = slot;
     e.sizeClass = rec.get(R_CLASS) & 0xff;
     e.file = new String(raw, R_NAME, nameLength, StandardCharsets.UTF_8);
+    int regionLength = rec.get(R_REGION_LENGTH) & 0xff;
+    if (regionLength > 0 && nameLength + regionLength <= NAME_MAX) {
+      e.region = new String(raw, R_NAME + nameLength, regionLength, StandardCharsets.UTF_8);
+    }
     e.offset = rec.getLong(R_OFFSET);
     e.length = rec.getInt(R_LENGTH);
     e.checksum = rec.getInt(R_CHECKSUM);

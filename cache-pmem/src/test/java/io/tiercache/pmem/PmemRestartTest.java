@@ -114,6 +114,52 @@ class PmemRestartTest {
     again.shutdown();
   }
 
+  /**
+   * The pool keeps each file's region in its records, so a restarted L2 reports the regions'
+   * cached bytes ({@code getRegionCachedInfo}: the region cached ratio, the cache-aware balancer)
+   * at once, as a checkpoint does. A file whose name and region together pass a record's 96
+   * bytes is still restored, without its region.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"dax", "llpl"})
+  void restart_keepsEachFilesRegion(String backend) {
+    NativeLibraries.assumeBackend(backend);
+    String a = "0123456789abcdef0123456789abcdef";
+    String b = "fedcba9876543210fedcba9876543210";
+    String c = "00112233445566778899aabbccddeeff";
+    String longName = "l".repeat(80);
+    BucketTier t = open(backend);
+    cacheUnder(t, a, "0a1b2c3d4e5f60718293a4b5c6d7e8f9", 10);
+    cacheUnder(t, b, "9f8e7d6c5b4a39281706f5e4d3c2b1a0", 5);
+    cacheUnder(t, c, longName, 3);
+    assertTrue(t.flush(10_000));
+    java.util.Map<String, Long> before = t.getRegionCachedInfo().get();
+    assertEquals(3, before.size(), "three regions before: " + before);
+    t.shutdown();
+    BucketTier again = open(backend);
+    try {
+      assertEquals(18, again.getBlockCount(), "every block restored");
+      java.util.Map<String, Long> after = again.getRegionCachedInfo().get();
+      assertEquals(before.get(a), after.get(a), "region a's bytes right after the restart");
+      assertEquals(before.get(b), after.get(b), "region b's bytes right after the restart");
+      assertEquals(null, after.get(c), "a name too long for name and region: no region kept");
+      again.checkInvariants();
+    } finally {
+      again.shutdown();
+    }
+  }
+
+  private static void cacheUnder(BucketTier t, String region, String file, int blocks) {
+    org.apache.hadoop.fs.Path path =
+        new org.apache.hadoop.fs.Path("/hbase/data/default/t/" + region + "/cf/" + file);
+    for (int i = 0; i < blocks; i++) {
+      BlockCacheKey k = new BlockCacheKey(path, i * 100_000L, true, BlockType.DATA);
+      HFileBlock blk = TestBlocks.heap(file, k.getOffset(), SIZE, BlockType.DATA);
+      t.cacheBlock(k, blk, false, true);
+      blk.release();
+    }
+  }
+
   @Test
   void restart_onTheOtherBackend_readsTheSamePool() {
     NativeLibraries.assumeBackend("llpl");

@@ -37,6 +37,8 @@ public interface DurableIndex {
     public int slot;
     public int sizeClass;
     public String file;
+    /** The file's region (encoded name), or null where the record does not keep it. */
+    public String region;
     public long offset;
     public int length;
     public int checksum;
@@ -47,12 +49,14 @@ public interface DurableIndex {
   }
 
   /**
-   * Makes the block in slot {@code (slab, slot)} of class {@code sizeClass} durable. Returns
-   * false if it cannot (e.g. a file name longer than a record holds): the block is still
-   * cached, only not across a restart.
+   * Makes the block in slot {@code (slab, slot)} of class {@code sizeClass} durable, with its
+   * file's {@code region} (encoded name; null if unknown) where the record has room for it, so
+   * the region's cached bytes are known right after a restart. Returns false if it cannot (e.g.
+   * a file name longer than a record holds): the block is still cached, only not across a
+   * restart.
    */
-  boolean publish(int slab, int slot, int sizeClass, String file, long offset, int length,
-      int checksum, int flags, int deserializer, int type);
+  boolean publish(int slab, int slot, int sizeClass, String file, String region, long offset,
+      int length, int checksum, int flags, int deserializer, int type);
 
   /** Invalidates the record of slot {@code (slab, slot)}, durably, if it has one. */
   void remove(int slab, int slot);

@@ -5,14 +5,12 @@ package io.tiercache.bucket.persist;
 
 import io.tiercache.bucket.engine.FileGuard;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -26,25 +24,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
-import java.util.zip.CheckedOutputStream;
 
 /**
  * The L2's index checkpoint: what a persistent engine holds, so that a restarted RegionServer
  * serves hits at once without reading any block.
  *
- * <h2>File format (big-endian, {@link DataOutputStream})</h2>
+ * <h2>File format (big-endian)</h2>
  * <pre>
- *   magic      8 bytes  "TCCKPT02" ("TCCKPT01": the same without the regions table)
+ *   magic      8 bytes  "TCCKPT03"
  *   engine     UTF      the engine spec (file:/..., mmap:/...)
  *   capacity   long     slabSize int   classes int, then that many slot sizes (int)
  *   deser      int n, then n × (id int, class name UTF)   HBase deserializer ids of this JVM
- *   files      int n, then n × (id int, name UTF)
+ *   blocks     chunks, each: int n (1 ≤ n), then n × entry (37 bytes); then int 0
+ *                entry: fileId int, offset long, slab int, slot int, sizeClass byte,
+ *                length int, checksum int, flags byte, deser byte, type byte, freq byte,
+ *                cachedAt int
+ *   files      int n, then n × (id int, name UTF)   every file id the blocks name
  *   regions    int n, then n × (file id int, region UTF)   encoded region of a file, where known
- *   blocks     long n, then n × entry:
- *                fileId int, offset long, slab int, slot int, sizeClass byte, length int,
- *                checksum int, flags byte, deser byte, type byte, freq byte, cachedAt int
  *   crc        int      CRC32C of every byte above
  * </pre>
+ * The blocks come before the tables that name their files, and in chunks, so a checkpoint is
+ * streamed from the off-heap index through one reused buffer ({@link Writer}): its heap
+ * allocation does not grow with the number of blocks (issue 14), only with the number of files.
+ * Older formats are still read, so an upgrade restarts warm: {@code TCCKPT02} has the files and
+ * regions tables before the blocks, and the blocks as {@code long n} then n entries;
+ * {@code TCCKPT01} is {@code TCCKPT02} without the regions table.
+ *
  * Written to {@code path.tmp} (created anew, owner-only, through one channel opened without
  * following links), forced to disk, then renamed over {@code path}, so a crash leaves either the
  * old checkpoint or the new one, never half of one. Read without following a link. The caller
@@ -57,7 +62,10 @@ import java.util.zip.CheckedOutputStream;
  * miss, never wrong bytes.
  */
 public final class Checkpoint {
-  private static final byte[] MAGIC = "TCCKPT02".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] MAGIC = "TCCKPT03".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  /** The format before the blocks were streamed: still read, so an upgrade restarts warm. */
+  private static final byte[] MAGIC_V2 =
+      "TCCKPT02".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   /** The format before regions were kept: still read, so an upgrade restarts warm. */
   private static final byte[] MAGIC_V1 =
       "TCCKPT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -134,64 +142,189 @@ public final class Checkpoint {
 
   private Checkpoint() {}
 
-  /** Writes a checkpoint atomically. */
+  /**
+   * Writes a checkpoint of {@code entries} atomically (a convenience over {@link Writer} for
+   * callers that hold the entries already).
+   */
   public static void write(Path path, Geometry geometry, Map<Integer, String> deserializers,
       Map<Integer, String> files, Map<Integer, String> regions, List<Entry> entries)
       throws IOException {
-    Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp); // a link there is removed, never followed
-    CRC32C crc = new CRC32C();
-    try (FileChannel ch = FileGuard.createNew(tmp)) {
-      OutputStream raw = Channels.newOutputStream(ch);
-      CheckedOutputStream checked = new CheckedOutputStream(
-          new BufferedOutputStream(raw, 1 << 16), crc);
-      DataOutputStream out = new DataOutputStream(checked);
-      out.write(MAGIC);
-      out.writeUTF(geometry.engine);
-      out.writeLong(geometry.capacity);
-      out.writeInt(geometry.slabSize);
-      out.writeInt(geometry.classSizes.length);
-      for (int s : geometry.classSizes) {
-        out.writeInt(s);
-      }
-      writeNames(out, deserializers);
-      writeNames(out, files);
-      writeNames(out, regions);
-      out.writeLong(entries.size());
+    try (Writer w = Writer.open(path, geometry, deserializers, new byte[Writer.MIN_BUFFER])) {
       for (Entry e : entries) {
-        out.writeInt(e.fileId);
-        out.writeLong(e.offset);
-        out.writeInt(e.slab);
-        out.writeInt(e.slot);
-        out.writeByte(e.sizeClass);
-        out.writeInt(e.length);
-        out.writeInt(e.checksum);
-        out.writeByte(e.flags);
-        out.writeByte(e.deserializer);
-        out.writeByte(e.type);
-        out.writeByte(e.freq);
-        out.writeInt(e.cachedAt);
+        w.block(e.fileId, e.offset, e.slab, e.slot, e.sizeClass, e.length, e.checksum, e.flags,
+            e.deserializer, e.type, e.freq, e.cachedAt);
       }
-      out.flush();
-      new DataOutputStream(raw).writeInt((int) crc.getValue());
-      ch.force(true);
-    } catch (IOException | RuntimeException e) {
-      try {
-        Files.deleteIfExists(tmp);
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
+      w.finish(files, regions);
     }
-    Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  private static void writeNames(DataOutputStream out, Map<Integer, String> names)
-      throws IOException {
-    out.writeInt(names.size());
-    for (Map.Entry<Integer, String> e : names.entrySet()) {
-      out.writeInt(e.getKey());
-      out.writeUTF(e.getValue());
+  /**
+   * Streams one checkpoint to {@code path.tmp}: the header at {@link #open}, then each block as
+   * the caller visits it ({@link #block}, no allocation: the record goes into the caller's
+   * buffer, which is written out and checksummed when full), then the file and region tables and
+   * the CRC ({@link #finish}), which forces the file and renames it over {@code path}.
+   * {@link #close} without {@link #finish} deletes the temporary file. One thread uses a writer.
+   */
+  public static final class Writer implements java.io.Closeable {
+    /** Bytes of one block record. */
+    public static final int ENTRY = 37;
+    /** The least buffer {@link #open} takes: room for a chunk header and a record. */
+    public static final int MIN_BUFFER = 4 + ENTRY;
+
+    private final Path path;
+    private final Path tmp;
+    private final FileChannel ch;
+    private final java.nio.ByteBuffer buf;
+    private final CRC32C crc = new CRC32C();
+    private int chunkAt = -1; // position of the open chunk's count in buf, or -1
+    private int chunkBlocks;
+    private long blocks;
+    private boolean finished;
+
+    private Writer(Path path, Path tmp, FileChannel ch, byte[] buffer) {
+      this.path = path;
+      this.tmp = tmp;
+      this.ch = ch;
+      this.buf = java.nio.ByteBuffer.wrap(buffer); // big-endian, as DataOutputStream
+    }
+
+    /**
+     * Creates {@code path.tmp} anew and writes the header. {@code buffer} (at least
+     * {@link #MIN_BUFFER} bytes) is used for the whole checkpoint; the caller may reuse it for
+     * the next one.
+     */
+    public static Writer open(Path path, Geometry geometry, Map<Integer, String> deserializers,
+        byte[] buffer) throws IOException {
+      if (buffer.length < MIN_BUFFER) {
+        throw new IllegalArgumentException("a checkpoint buffer of " + buffer.length
+            + " bytes is below " + MIN_BUFFER);
+      }
+      Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
+      Files.deleteIfExists(tmp); // a link there is removed, never followed
+      Writer w = new Writer(path, tmp, FileGuard.createNew(tmp), buffer);
+      try {
+        DataOutputStream out = w.data();
+        out.write(MAGIC);
+        out.writeUTF(geometry.engine);
+        out.writeLong(geometry.capacity);
+        out.writeInt(geometry.slabSize);
+        out.writeInt(geometry.classSizes.length);
+        for (int s : geometry.classSizes) {
+          out.writeInt(s);
+        }
+        writeNames(out, deserializers);
+        out.flush();
+      } catch (IOException | RuntimeException e) {
+        w.close();
+        throw e;
+      }
+      return w;
+    }
+
+    /** Appends one block record; allocates nothing. */
+    public void block(int fileId, long offset, int slab, int slot, int sizeClass, int length,
+        int checksum, int flags, int deserializer, int type, int freq, int cachedAt)
+        throws IOException {
+      if (buf.remaining() < (chunkAt < 0 ? 4 + ENTRY : ENTRY)) {
+        drain();
+      }
+      if (chunkAt < 0) {
+        chunkAt = buf.position();
+        chunkBlocks = 0;
+        buf.putInt(0);
+      }
+      buf.putInt(fileId).putLong(offset).putInt(slab).putInt(slot).put((byte) sizeClass)
+          .putInt(length).putInt(checksum).put((byte) flags).put((byte) deserializer)
+          .put((byte) type).put((byte) freq).putInt(cachedAt);
+      chunkBlocks++;
+      blocks++;
+    }
+
+    /** Number of blocks appended so far. */
+    public long blocks() {
+      return blocks;
+    }
+
+    /**
+     * Ends the blocks, writes the tables naming every file id the blocks carry, the CRC, forces
+     * the file to disk and renames it over the checkpoint.
+     */
+    public void finish(Map<Integer, String> files, Map<Integer, String> regions)
+        throws IOException {
+      DataOutputStream out = data();
+      out.writeInt(0); // no more chunks (closes the open one first, see drain)
+      writeNames(out, files);
+      writeNames(out, regions);
+      out.flush();
+      drain();
+      buf.putInt((int) crc.getValue());
+      buf.flip();
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      buf.clear();
+      ch.force(true);
+      ch.close();
+      Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+      finished = true;
+    }
+
+    /** Closes the open chunk and writes the buffer out, feeding the checksum. */
+    private void drain() throws IOException {
+      if (chunkAt >= 0) {
+        buf.putInt(chunkAt, chunkBlocks);
+        chunkAt = -1;
+      }
+      crc.update(buf.array(), 0, buf.position());
+      buf.flip();
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      buf.clear();
+    }
+
+    /** A stream into the buffer (for the header and the tables; closes the open chunk). */
+    private DataOutputStream data() throws IOException {
+      if (chunkAt >= 0) {
+        drain();
+      }
+      return new DataOutputStream(new OutputStream() {
+        @Override
+        public void write(int b) throws IOException {
+          if (!buf.hasRemaining()) {
+            drain();
+          }
+          buf.put((byte) b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+          while (len > 0) {
+            if (!buf.hasRemaining()) {
+              drain();
+            }
+            int n = Math.min(len, buf.remaining());
+            buf.put(b, off, n);
+            off += n;
+            len -= n;
+          }
+        }
+      });
+    }
+
+    /** Deletes the temporary file unless {@link #finish} succeeded. */
+    @Override
+    public void close() throws IOException {
+      if (finished) {
+        return;
+      }
+      buf.clear();
+      try {
+        ch.close();
+      } finally {
+        Files.deleteIfExists(tmp);
+      }
     }
   }
 
@@ -219,7 +352,8 @@ public final class Checkpoint {
       byte[] magic = new byte[MAGIC.length];
       in.readFully(magic);
       boolean v1 = Arrays.equals(magic, MAGIC_V1);
-      if (!v1 && !Arrays.equals(magic, MAGIC)) {
+      boolean v2 = Arrays.equals(magic, MAGIC_V2);
+      if (!v1 && !v2 && !Arrays.equals(magic, MAGIC)) {
         throw new Unusable(path + " is not a TierCache checkpoint");
       }
       String engine = in.readUTF();
@@ -238,33 +372,40 @@ public final class Checkpoint {
         throw new Unusable(path + " was written for " + mismatch);
       }
       Map<Integer, String> deser = readNames(in);
-      Map<Integer, String> files = readNames(in);
-      Map<Integer, String> regions = v1 ? Map.of() : readNames(in);
-      long n = in.readLong();
-      if (n < 0 || n > size / 30) {
-        throw new Unusable(path + " claims " + n + " blocks in " + size + " bytes");
+      List<Entry> entries;
+      Map<Integer, String> files;
+      Map<Integer, String> regions;
+      if (v1 || v2) {
+        files = readNames(in);
+        regions = v1 ? Map.of() : readNames(in);
+        long n = in.readLong();
+        if (n < 0 || n > size / 30) {
+          throw new Unusable(path + " claims " + n + " blocks in " + size + " bytes");
+        }
+        entries = new ArrayList<>((int) n);
+        for (long i = 0; i < n; i++) {
+          entries.add(readEntry(in));
+        }
+      } else {
+        entries = new ArrayList<>();
+        for (int n = in.readInt(); n != 0; n = in.readInt()) {
+          if (n < 0 || n > size / Writer.ENTRY - entries.size()) {
+            throw new Unusable(path + " claims a chunk of " + n + " blocks in " + size
+                + " bytes");
+          }
+          for (int i = 0; i < n; i++) {
+            entries.add(readEntry(in));
+          }
+        }
+        files = readNames(in);
+        regions = readNames(in);
       }
-      List<Entry> entries = new ArrayList<>((int) n);
-      for (long i = 0; i < n; i++) {
-        Entry e = new Entry();
-        e.fileId = in.readInt();
+      for (Entry e : entries) {
         e.file = files.get(e.fileId);
         e.region = regions.get(e.fileId);
-        e.offset = in.readLong();
-        e.slab = in.readInt();
-        e.slot = in.readInt();
-        e.sizeClass = in.readUnsignedByte();
-        e.length = in.readInt();
-        e.checksum = in.readInt();
-        e.flags = in.readUnsignedByte();
-        e.deserializer = in.readUnsignedByte();
-        e.type = in.readUnsignedByte();
-        e.freq = in.readUnsignedByte();
-        e.cachedAt = in.readInt();
         if (e.file == null) {
           throw new Unusable(path + " names an unknown file id " + e.fileId);
         }
-        entries.add(e);
       }
       int computed = (int) crc.getValue();
       int stored = new DataInputStream(raw).readInt();
@@ -280,6 +421,32 @@ public final class Checkpoint {
     } catch (IOException e) {
       throw new Unusable("cannot read " + path + ": " + e);
     }
+  }
+
+  private static void writeNames(DataOutputStream out, Map<Integer, String> names)
+      throws IOException {
+    out.writeInt(names.size());
+    for (Map.Entry<Integer, String> e : names.entrySet()) {
+      out.writeInt(e.getKey());
+      out.writeUTF(e.getValue());
+    }
+  }
+
+  private static Entry readEntry(DataInputStream in) throws IOException {
+    Entry e = new Entry();
+    e.fileId = in.readInt();
+    e.offset = in.readLong();
+    e.slab = in.readInt();
+    e.slot = in.readInt();
+    e.sizeClass = in.readUnsignedByte();
+    e.length = in.readInt();
+    e.checksum = in.readInt();
+    e.flags = in.readUnsignedByte();
+    e.deserializer = in.readUnsignedByte();
+    e.type = in.readUnsignedByte();
+    e.freq = in.readUnsignedByte();
+    e.cachedAt = in.readInt();
+    return e;
   }
 
   private static Map<Integer, String> readNames(DataInputStream in) throws IOException, Unusable {
