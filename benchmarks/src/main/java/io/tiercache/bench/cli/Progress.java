@@ -22,6 +22,8 @@ public final class Progress {
   private final int total;
   private int done;
   private double doneCost;
+  /** Time spent outside the cells (building a dataset, JIT warm-up): not a cell's cost. */
+  private long skippedNanos;
 
   /** A run of {@code total} cells of equal cost, timed by {@link System#nanoTime()}. */
   public Progress(int total) {
@@ -42,6 +44,14 @@ public final class Progress {
     this.start = nanoClock.getAsLong();
   }
 
+  /**
+   * Records {@code nanos} spent on work that is not a cell (a dataset written once, a JIT
+   * warm-up): counted in the elapsed time, left out of the rate the ETA extrapolates.
+   */
+  public void skip(long nanos) {
+    skippedNanos += nanos;
+  }
+
   /** Records one finished cell of cost 1 and returns the line prefix. */
   public String step() {
     return step(1);
@@ -58,7 +68,8 @@ public final class Progress {
     } else if (doneCost <= 0) {
       eta = "ETA ?";
     } else {
-      eta = "ETA " + duration((long) (elapsed * Math.max(0, totalCost - doneCost) / doneCost));
+      long cells = Math.max(0, elapsed - skippedNanos);
+      eta = "ETA " + duration((long) (cells * Math.max(0, totalCost - doneCost) / doneCost));
     }
     return String.format(Locale.ROOT, "[%d/%d, elapsed %s, %s]", done, total, duration(elapsed),
         eta);

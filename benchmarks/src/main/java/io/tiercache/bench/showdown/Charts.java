@@ -22,6 +22,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -32,7 +33,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * <p>Reading aids: the x axis is the database:cache ratio as categories {@code 1x, 3x, 9x}
  * spaced evenly (a log scale for the presets' powers of three); every subject keeps one colour
  * of its own in every chart (TierCache's drawn thicker); the y axis turns logarithmic when the
- * values span more than a decade; tick labels are human numbers ({@code 3M}, {@code 250k}); the
+ * values span more than a decade; tick labels are human numbers ({@code 3M}, {@code 250k} on a
+ * linear axis, {@code 1,000,000} at a log axis's decades); the
  * hit-ratio chart draws Bélády's OPT as a dashed black line; the title names the run's preset,
  * capacity, threads, operations, JDK and commit.
  */
@@ -127,19 +129,24 @@ final class Charts {
         .title(title + "  |  " + context)
         .xAxisTitle("database:cache ratio").yAxisTitle(yTitle + (log ? ", log scale" : ""))
         .build();
-    Styler s = chart.getStyler();
+    XYStyler s = chart.getStyler();
     s.setLegendPosition(Styler.LegendPosition.OutsideE);
     s.setChartTitleFont(s.getChartTitleFont().deriveFont(13f));
-    ((org.knowm.xchart.style.XYStyler) s).setYAxisLogarithmic(log);
-    ((org.knowm.xchart.style.XYStyler) s).setXAxisMin(-0.3);
-    ((org.knowm.xchart.style.XYStyler) s).setXAxisMax(ratios.size() - 0.7);
     s.setMarkerSize(8);
     chart.setCustomXAxisTickLabelsFormatter(x -> {
       long i = Math.round(x);
       return Math.abs(x - i) < 1e-6 && i >= 0 && i < ratios.size() ? ratios.get((int) i) + "x"
           : "";
     });
-    chart.setCustomYAxisTickLabelsFormatter(Charts::human);
+    if (log) {
+      // XChart's custom tick formatters draw a linear axis: a log axis keeps its own decade
+      // ticks, written with digit grouping (1,000,000) rather than exponents.
+      s.setYAxisLogarithmic(true);
+      s.setYAxisLogarithmicDecadeOnly(true);
+      s.setYAxisDecimalPattern("#,##0.##");
+    } else {
+      chart.setCustomYAxisTickLabelsFormatter(Charts::human);
+    }
     for (Map.Entry<String, List<double[]>> e : bySubject.entrySet()) {
       List<double[]> points = e.getValue();
       points.sort((a, b) -> Double.compare(a[0], b[0]));

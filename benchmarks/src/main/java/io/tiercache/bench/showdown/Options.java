@@ -164,7 +164,10 @@ public final class Options implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try {
-      arguments = String.join(" ", spec.commandLine().getParseResult().originalArgs());
+      List<String> given = spec.commandLine().getParseResult().originalArgs();
+      // Under benchmarks.jar the list starts with the command's name: keep what follows it.
+      int own = spec.parent() == null ? -1 : given.indexOf(spec.name());
+      arguments = String.join(" ", given.subList(own + 1, given.size()));
       resolve();
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);

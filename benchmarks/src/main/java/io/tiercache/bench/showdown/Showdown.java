@@ -88,8 +88,10 @@ public final class Showdown {
       for (Scenario scenario : o.scenarios) {
         Dataset dataset = datasets.get(scenario.sizes());
         if (dataset == null) {
+          long begin = System.nanoTime();
           dataset = open(o, scenario.sizes(), out);
           datasets.put(scenario.sizes(), dataset);
+          progress.skip(System.nanoTime() - begin);
         }
         Workload workload = Workload.of(scenario, dataset.layout(), o.capacity, o.seed);
         Runner runner = new Runner(dataset, o.cacheDir, o.capacity, o.threads, o.seed);
@@ -97,10 +99,12 @@ public final class Showdown {
         if (!jitWarm) {
           // The first subject measured would otherwise pay for compiling the shared read path.
           out.println("JIT warm-up: every subject, " + warmup + " ops, not reported");
+          long begin = System.nanoTime();
           for (Subject subject : subjects) {
             settle();
             runner.run(subject, workload, warmup, warmup, 0, Double.NaN);
           }
+          progress.skip(System.nanoTime() - begin);
           jitWarm = true;
         }
         Map<Long, Double> optByOps = new HashMap<>();

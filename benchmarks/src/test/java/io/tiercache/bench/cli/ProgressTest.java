@@ -35,6 +35,15 @@ class ProgressTest {
   }
 
   @Test
+  void skip_oneOffWork_countsInElapsedButNotInTheRate() {
+    AtomicLong clock = new AtomicLong();
+    Progress p = new Progress(3, 3, clock::get);
+    clock.addAndGet(60 * SECOND);
+    p.skip(50 * SECOND); // a dataset written before the first cell
+    assertEquals("[1/3, elapsed 1m00s, ETA 20s]", p.step());
+  }
+
+  @Test
   void duration_formats() {
     assertEquals("0s", Progress.duration(0));
     assertEquals("59s", Progress.duration(59 * SECOND));

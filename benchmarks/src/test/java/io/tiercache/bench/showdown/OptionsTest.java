@@ -7,10 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tiercache.bench.Main;
 import io.tiercache.bench.workload.Scenario;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class OptionsTest {
   @Test
@@ -71,6 +76,20 @@ class OptionsTest {
     assertEquals(java.nio.file.Paths.get("c"), o.cacheDir);
     assertTrue(!o.charts && o.list);
     assertEquals(0, o.footprintBlocks);
+  }
+
+  @Test
+  void underTheJar_argumentsForTheReportAreTheShowdownsOwn() {
+    CommandLine root = Main.commandLine();
+    Options o = root.getSubcommands().get("showdown").getCommand();
+    PrintStream console = System.out;
+    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    try {
+      assertEquals(0, root.execute("showdown", "--list", "--quick"));
+    } finally {
+      System.setOut(console);
+    }
+    assertEquals("--list --quick", o.arguments);
   }
 
   @Test
