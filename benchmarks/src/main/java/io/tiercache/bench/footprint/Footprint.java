@@ -85,10 +85,8 @@ public final class Footprint {
       List<Subject> chosen = Subjects.standard().select(subjects);
       Progress progress = new Progress(chosen.size());
       System.out.print(header());
-      measureAll(chosen, blocks, scratch, r -> {
-        System.out.print(row(r));
-        System.out.println("  " + progress.step());
-      });
+      measureAll(chosen, blocks, scratch,
+          r -> System.out.println(row(r).stripTrailing() + "  " + progress.step()));
       return 0;
     }
   }
