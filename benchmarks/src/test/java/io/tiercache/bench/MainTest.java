@@ -6,8 +6,11 @@ package io.tiercache.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -35,7 +38,17 @@ class MainTest {
     StringWriter out = new StringWriter();
     CommandLine cli = Main.commandLine();
     cli.setOut(new PrintWriter(out));
-    assertEquals(0, cli.execute(command, "--help"));
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+    try {
+      assertEquals(0, cli.execute(command, "--help"));
+      // Help of the root lists every command's description, so a bad format in one shows here.
+      assertEquals(0, Main.commandLine().execute("--help"));
+    } finally {
+      System.setErr(stderr);
+    }
+    assertEquals("", warnings.toString(StandardCharsets.UTF_8), "picocli's warnings");
     for (String expected : OPTIONS.get(command)) {
       assertTrue(out.toString().contains(expected), command + " --help lacks " + expected + ":\n"
           + out);

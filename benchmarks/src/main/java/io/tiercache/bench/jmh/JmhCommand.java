@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
     description = {"The JMH microbenchmarks: JMH's own options and benchmark regexps, passed on "
         + "(benchmarks.jar jmh -h lists them). Defaults: 3 forks (-f 3), HBase's JDK 17 flags "
         + "appended to the forks (-jvmArgsAppend). Ends with a subject x benchmark table of "
-        + "score ± error (99.9% CI)."})
+        + "score ± error (99.9%% CI)."})
 public final class JmhCommand implements Callable<Integer> {
   /** Forks unless {@code -f} is given: error bars need more than one JVM's worth of noise. */
   static final int DEFAULT_FORKS = 3;
