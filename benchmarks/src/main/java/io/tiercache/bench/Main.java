@@ -3,15 +3,21 @@
  */
 package io.tiercache.bench;
 
-import io.tiercache.bench.showdown.Showdown;
+import io.tiercache.bench.cli.Git;
+import io.tiercache.bench.footprint.Footprint;
+import io.tiercache.bench.hbase.RealHBase;
+import io.tiercache.bench.jmh.JmhCommand;
+import io.tiercache.bench.restart.Restart;
+import io.tiercache.bench.showdown.Options;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.subject.Subjects;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Properties;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The benchmarks jar's entry point.
@@ -20,18 +26,39 @@ import java.util.Properties;
  * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar showdown --quick
  * java -XX:MaxDirectMemorySize=1g -jar benchmarks/target/benchmarks.jar jmh HitBenchmark -p subject=hbase-lru
  * java -jar benchmarks/target/benchmarks.jar subjects
+ * java -jar benchmarks/target/benchmarks.jar showdown --help
  * </pre>
+ *
+ * <p>Every command's options are picocli annotations on its command class ({@code Options} for
+ * the showdown, {@code Footprint.Command}, ...); {@code --help} prints them with their defaults.
  *
  * <p>The jar's manifest opens the JDK packages HBase needs ({@code Add-Opens}); {@code jmh}
  * passes HBase's JDK 17 flags on to JMH's forked JVMs, which do not read the manifest.
  */
-public final class Main {
+@Command(name = "benchmarks.jar", mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class, usageHelpAutoWidth = true,
+    description = "TierCache's benchmarks against HBase's block caches. "
+        + "'benchmarks.jar COMMAND --help' describes each command.")
+public final class Main implements Runnable {
+  @Spec
+  CommandSpec spec;
+
   private static final String LEAK_DETECTION =
       "org.apache.hbase.thirdparty.io.netty.leakDetection.level";
 
   private Main() {}
 
-  public static void main(String[] args) throws Exception {
+  /** The jar's version, from its manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"TierCache benchmarks " + (v == null ? "(not from the jar)" : v)
+          + ", commit " + Git.commit()};
+    }
+  }
+
+  public static void main(String[] args) {
     // Before any HBase class loads: HBase's shaded Netty reads these once.
     System.setProperty("io.netty.tryReflectionSetAccessible", "true");
     System.setProperty("org.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible", "true");
@@ -41,49 +68,39 @@ public final class Main {
     if (System.getProperty(LEAK_DETECTION) == null) {
       System.setProperty(LEAK_DETECTION, "disabled");
     }
-    String command = args.length == 0 ? "help" : args[0];
-    String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
-    switch (command) {
-      case "showdown":
-        Showdown.main(rest);
-        break;
-      case "jmh":
-        org.openjdk.jmh.Main.main(jmhArgs(rest));
-        break;
-      case "footprint":
-        io.tiercache.bench.footprint.Footprint.main(rest);
-        break;
-      case "restart":
-        io.tiercache.bench.restart.Restart.main(rest);
-        break;
-      case "real-hbase":
-        io.tiercache.bench.hbase.RealHBase.main(rest);
-        break;
-      case "subjects":
-        for (Subject s : Subjects.standard().all()) {
-          System.out.printf("%-22s %s%n", s.name(), s.description());
-        }
-        break;
-      default:
-        System.out.println("usage: benchmarks.jar showdown [--quick|--full] [options]  "
-            + "(showdown --help for options)\n"
-            + "       benchmarks.jar jmh [JMH options] [benchmark regexp]  (jmh -h for options)\n"
-            + "       benchmarks.jar footprint [--blocks N] [--subjects a,b]\n"
-            + "       benchmarks.jar restart [--blocks N] [--payload BYTES] [--subjects a,b]\n"
-            + "       benchmarks.jar real-hbase [--quick] [--cache-mb MB] [--ratios 3,9]\n"
-            + "       benchmarks.jar subjects");
-        System.exit("help".equals(command) || "--help".equals(command) ? 0 : 2);
-    }
+    System.exit(commandLine().execute(args));
   }
 
-  /** JMH's arguments with HBase's JDK 17 flags appended to the forked JVMs' arguments. */
-  static String[] jmhArgs(String[] args) throws IOException {
-    List<String> list = new ArrayList<>(Arrays.asList(args));
-    if (!list.contains("-jvmArgsAppend") && !list.contains("-h") && !list.contains("-l")) {
-      list.add(0, "-jvmArgsAppend");
-      list.add(1, jvmFlags());
+  /** The command line with every command; {@code execute} returns the exit status. */
+  public static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new Main());
+    cli.addSubcommand("showdown", new Options());
+    cli.addSubcommand("jmh", new CommandLine(new JmhCommand())
+        .setUnmatchedOptionsArePositionalParams(true));
+    cli.addSubcommand("footprint", new Footprint.Command());
+    cli.addSubcommand("restart", new Restart.Command());
+    cli.addSubcommand("real-hbase", new RealHBase.Command());
+    cli.addSubcommand("subjects", new SubjectsCommand());
+    cli.addSubcommand("help", new CommandLine.HelpCommand());
+    return cli;
+  }
+
+  /** No command: the usage. */
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** {@code subjects}: every registered subject with its description. */
+  @Command(name = "subjects", mixinStandardHelpOptions = true,
+      description = "List the subjects (caches under test) with what each one is.")
+  static final class SubjectsCommand implements Runnable {
+    @Override
+    public void run() {
+      for (Subject s : Subjects.standard().all()) {
+        System.out.printf("%-22s %s%n", s.name(), s.description());
+      }
     }
-    return list.toArray(new String[0]);
   }
 
   /** The flags HBase passes to a JDK 17 JVM, from the parent pom's {@code jdk17.test.flags}. */

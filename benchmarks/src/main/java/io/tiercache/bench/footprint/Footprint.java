@@ -3,6 +3,7 @@
  */
 package io.tiercache.bench.footprint;
 
+import io.tiercache.bench.cli.Progress;
 import io.tiercache.bench.data.Blocks;
 import io.tiercache.bench.subject.CacheSpec;
 import io.tiercache.bench.subject.Subject;
@@ -16,12 +17,14 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import picocli.CommandLine;
 
 /**
  * Two questions about an L2's memory, for TierCache's {@code BucketTier} and HBase's
@@ -48,31 +51,44 @@ public final class Footprint {
 
   private Footprint() {}
 
-  public static void main(String[] args) throws Exception {
-    int blocks = 100_000;
-    String subjects = "tiercache-l2-offheap,hbase-bucket-offheap,tiercache-l2-file,"
-        + "hbase-bucket-file";
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Command()).execute(args));
+  }
+
+  /** {@code footprint}'s command line. */
+  @CommandLine.Command(name = "footprint", mixinStandardHelpOptions = true,
+      showDefaultValues = true, usageHelpAutoWidth = true,
+      description = {"The L2 memory measures: heap bytes per cached block (1 KB blocks), and "
+          + "utilisation after a 16 KB -> 64 KB block-size shift in 64 MB, per subject."})
+  public static final class Command implements Callable<Integer> {
+    @CommandLine.Option(names = "--blocks", paramLabel = "N", defaultValue = "100000",
+        description = "Small blocks cached per subject.")
+    int blocks;
+
+    @CommandLine.Option(names = "--subjects", paramLabel = "a,b*", defaultValue =
+        "tiercache-l2-offheap,hbase-bucket-offheap,tiercache-l2-file,hbase-bucket-file",
+        description = "Subject names or globs.")
+    String subjects;
+
+    @CommandLine.Option(names = "--scratch", paramLabel = "DIR", description = "Where file "
+        + "engines keep their files (default: /dev/shm/tiercache-footprint, else "
+        + "target/footprint).")
     Path scratch = Paths.get("/dev/shm").toFile().isDirectory()
         ? Paths.get("/dev/shm/tiercache-footprint") : Paths.get("target/footprint");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--blocks":
-          blocks = Integer.parseInt(args[++i]);
-          break;
-        case "--subjects":
-          subjects = args[++i];
-          break;
-        case "--scratch":
-          scratch = Paths.get(args[++i]);
-          break;
-        default:
-          throw new IllegalArgumentException("unknown option " + args[i]
-              + " (accepted: --blocks N, --subjects a,b, --scratch DIR)");
+
+    @Override
+    public Integer call() throws Exception {
+      if (blocks < 1) {
+        throw new CommandLine.ParameterException(new CommandLine(this),
+            "--blocks must be at least 1, not " + blocks);
       }
+      List<Subject> chosen = Subjects.standard().select(subjects);
+      Progress progress = new Progress(chosen.size());
+      System.out.print(header());
+      measureAll(chosen, blocks, scratch,
+          r -> System.out.println(row(r).stripTrailing() + "  " + progress.step()));
+      return 0;
     }
-    List<Subject> chosen = Subjects.standard().select(subjects);
-    System.out.print(header());
-    measureAll(chosen, blocks, scratch, r -> System.out.print(row(r)));
   }
 
   /** Whether {@code subject} is an L2 (TierCache's BucketTier or HBase's BucketCache). */

@@ -3,6 +3,7 @@
  */
 package io.tiercache.bench.hbase;
 
+import io.tiercache.bench.cli.Progress;
 import io.tiercache.bench.subject.Scratch;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -32,6 +34,7 @@ import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache.CombinedCacheStats;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
+import picocli.CommandLine;
 
 /**
  * The showdown's real-HBase mode: HBase's own PerformanceEvaluation {@code randomRead}
@@ -79,58 +82,65 @@ public final class RealHBase {
     this.workDir = workDir;
   }
 
-  public static void main(String[] args) throws Exception {
-    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-    }
-    long cacheMb = 40;
-    int[] ratios = {3, 9};
-    long gets = 20_000;
-    List<String> subjects = Arrays.asList("hbase-lru", "hbase-combined", "tiercache");
-    Path out = Paths.get("benchmarks/target/real-hbase");
-    String child = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--child":
-          child = args[++i];
-          break;
-        case "--quick":
-          ratios = new int[] {3};
-          gets = 4_000;
-          break;
-        case "--cache-mb":
-          cacheMb = Long.parseLong(args[++i]);
-          break;
-        case "--ratios":
-          ratios = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
-          break;
-        case "--gets":
-          gets = Long.parseLong(args[++i]);
-          break;
-        case "--subjects":
-          subjects = Arrays.asList(args[++i].split(","));
-          break;
-        case "--out":
-          out = Paths.get(args[++i]);
-          break;
-        default:
-          System.err.println("usage: real-hbase [--quick] [--cache-mb MB] [--ratios 3,9] "
-              + "[--gets N] [--subjects hbase-lru,hbase-combined,tiercache] [--out DIR]");
-          System.exit(2);
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Command()).execute(args));
+  }
+
+  /** {@code real-hbase}'s command line. */
+  @CommandLine.Command(name = "real-hbase", mixinStandardHelpOptions = true,
+      showDefaultValues = true, usageHelpAutoWidth = true,
+      description = {"HBase's own PerformanceEvaluation (sequentialWrite, then randomRead with "
+          + "--latency) against an in-process HBase per subject and ratio, each in a fresh JVM."})
+  public static final class Command implements Callable<Integer> {
+    @CommandLine.Option(names = "--quick", description = "A smoke run: 3:1 only, 4,000 gets "
+        + "per pass (unless --ratios or --gets say otherwise).")
+    boolean quick;
+
+    @CommandLine.Option(names = "--cache-mb", paramLabel = "MB", defaultValue = "40",
+        description = "Block cache size of the RegionServer.")
+    long cacheMb;
+
+    @CommandLine.Option(names = "--ratios", paramLabel = "N,N", split = ",",
+        description = "database:cache ratios (default: 3,9; 3 with --quick).")
+    int[] ratios;
+
+    @CommandLine.Option(names = "--gets", paramLabel = "N",
+        description = "Gets per randomRead pass (default: 20000; 4000 with --quick).")
+    Long gets;
+
+    @CommandLine.Option(names = "--subjects", paramLabel = "a,b", split = ",",
+        defaultValue = "hbase-lru,hbase-combined,tiercache",
+        description = "Block caches: hbase-lru, hbase-combined, tiercache.")
+    List<String> subjects;
+
+    @CommandLine.Option(names = "--out", paramLabel = "DIR",
+        defaultValue = "benchmarks/target/real-hbase", description = "Where the report goes.")
+    Path out;
+
+    /** Set by the parent for the JVM it starts per subject and ratio. */
+    @CommandLine.Option(names = "--child", hidden = true)
+    String child;
+
+    @Override
+    public Integer call() {
+      if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
       }
-    }
-    try {
-      RealHBase bench = new RealHBase(cacheMb << 20, ratios, subjects, gets, 2, out);
-      if (child != null) {
-        bench.runChild(child, ratios[0]);
-      } else {
-        bench.runAll(cacheMb);
+      int[] r = ratios != null ? ratios : quick ? new int[] {3} : new int[] {3, 9};
+      long g = gets != null ? gets : quick ? 4_000 : 20_000;
+      try {
+        RealHBase bench = new RealHBase(cacheMb << 20, r, subjects, g, 2, out);
+        if (child != null) {
+          bench.runChild(child, r[0]);
+        } else {
+          bench.runAll(cacheMb);
+        }
+      } catch (Exception e) {
+        e.printStackTrace();
+        return 1; // main exits: HBase's and ZooKeeper's non-daemon threads would keep the JVM up
       }
-    } catch (Exception e) {
-      e.printStackTrace();
-      System.exit(1); // HBase's and ZooKeeper's non-daemon threads would keep the JVM up
+      return 0;
     }
-    System.exit(0);
   }
 
   /** One row of the report. */
@@ -160,6 +170,7 @@ public final class RealHBase {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     String jar = Paths.get(RealHBase.class.getProtectionDomain().getCodeSource().getLocation()
         .toURI()).toString();
+    Progress progress = new Progress(ratios.length * subjects.size());
     for (int ratio : ratios) {
       for (String subject : subjects) {
         System.out.printf(Locale.ROOT, "real-hbase: %s at %d:1 ...%n", subject, ratio);
@@ -178,7 +189,7 @@ public final class RealHBase {
         }
         Row row = readRow(rowFile);
         rows.add(row);
-        System.out.println(format(row));
+        System.out.println(progress.step() + " " + format(row));
       }
     }
     String report = report(rows, (System.nanoTime() - started) / 1e9);

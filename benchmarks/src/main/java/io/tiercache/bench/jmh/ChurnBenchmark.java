@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(3)
 @Threads(2)
 public class ChurnBenchmark extends SubjectBenchmark {
   static final int BLOCK = 16 * 1024;

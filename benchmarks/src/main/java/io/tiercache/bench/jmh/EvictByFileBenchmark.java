@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, batchSize = EvictByFileBenchmark.FILES)
 @Measurement(iterations = 5, batchSize = EvictByFileBenchmark.FILES)
-@Fork(1)
+@Fork(3)
 @Threads(1)
 public class EvictByFileBenchmark extends SubjectBenchmark {
   static final int FILES = 1000;

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
@@ -23,6 +24,7 @@ import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.bucket.BucketCache;
+import picocli.CommandLine;
 
 /**
  * How fast does a persistent L2 serve again after a restart? Fills each subject with
@@ -56,39 +58,49 @@ public final class Restart {
     public double hitNanos;
   }
 
-  public static void main(String[] args) throws Exception {
-    int blocks = 100_000;
-    int payload = 4096;
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Command()).execute(args));
+  }
+
+  /** {@code restart}'s command line. */
+  @CommandLine.Command(name = "restart", mixinStandardHelpOptions = true,
+      showDefaultValues = true, usageHelpAutoWidth = true,
+      description = {"Warm restart of the persistent L2s: fill, shut down, reopen on the same "
+          + "files, time the first hit; then the hit latency."})
+  public static final class Command implements Callable<Integer> {
+    @CommandLine.Option(names = "--blocks", paramLabel = "N", defaultValue = "100000",
+        description = "Blocks cached before the restart.")
+    int blocks;
+
+    @CommandLine.Option(names = "--payload", paramLabel = "BYTES", defaultValue = "4096",
+        description = "Payload bytes per block.")
+    int payload;
+
+    @CommandLine.Option(names = "--scratch", paramLabel = "DIR", description = "Where the cache "
+        + "files go (default: /dev/shm/tiercache-restart, else target/restart).")
     Path scratch = Paths.get("/dev/shm").toFile().isDirectory()
         ? Paths.get("/dev/shm/tiercache-restart") : Paths.get("target/restart");
-    String only = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--blocks":
-          blocks = Integer.parseInt(args[++i]);
-          break;
-        case "--payload":
-          payload = Integer.parseInt(args[++i]);
-          break;
-        case "--scratch":
-          scratch = Paths.get(args[++i]);
-          break;
-        case "--subjects":
-          only = args[++i];
-          break;
-        default:
-          throw new IllegalArgumentException("unknown option " + args[i] + " (accepted: "
-              + "--blocks N, --payload BYTES, --scratch DIR, --subjects a,b)");
+
+    @CommandLine.Option(names = "--subjects", paramLabel = "a,b", split = ",",
+        description = "Subjects (default: tiercache-offheap, tiercache-pmem-dax, "
+            + "tiercache-pmem-llpl, tiercache-file, hbase-bucket-file).")
+    List<String> subjects = Arrays.asList(SUBJECTS);
+
+    @Override
+    public Integer call() throws Exception {
+      if (blocks < 1 || payload < 1) {
+        throw new CommandLine.ParameterException(new CommandLine(this),
+            "--blocks and --payload must be at least 1");
       }
-    }
-    List<String> names = only == null ? Arrays.asList(SUBJECTS) : Arrays.asList(only.split(","));
-    System.out.printf(Locale.ROOT, "%-24s %8s %8s %9s %9s %11s %9s %9s%n", "subject", "blocks",
-        "fill s", "shutdown", "reopen s", "1st hit s", "restored", "hit ns");
-    for (String name : names) {
-      Row r = run(name, blocks, payload, scratch);
-      System.out.printf(Locale.ROOT, "%-24s %8d %8.2f %9.3f %9.3f %11.3f %9s %9.0f%n",
-          r.subject, r.filled, r.fillSeconds, r.shutdownSeconds, r.reopenSeconds,
-          r.firstHitSeconds, r.restored < 0 ? "-" : Long.toString(r.restored), r.hitNanos);
+      System.out.printf(Locale.ROOT, "%-24s %8s %8s %9s %9s %11s %9s %9s%n", "subject",
+          "blocks", "fill s", "shutdown", "reopen s", "1st hit s", "restored", "hit ns");
+      for (String name : subjects) {
+        Row r = run(name, blocks, payload, scratch);
+        System.out.printf(Locale.ROOT, "%-24s %8d %8.2f %9.3f %9.3f %11.3f %9s %9.0f%n",
+            r.subject, r.filled, r.fillSeconds, r.shutdownSeconds, r.reopenSeconds,
+            r.firstHitSeconds, r.restored < 0 ? "-" : Long.toString(r.restored), r.hitNanos);
+      }
+      return 0;
     }
   }
 

@@ -3,6 +3,10 @@
  */
 package io.tiercache.bench.showdown;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.subject.Subject.Vendor;
 import java.io.IOException;
@@ -27,15 +31,22 @@ import java.util.function.ToDoubleFunction;
  * over the hard limit, writer queue full), {@code rejected} new blocks a TierCache admission
  * filter kept out (HBase's TinyLfuBlockCache rejects silently inside Caffeine and shows 0).
  *
+ * <p>{@code opt} rows give Bélády's hit ratio for the cell's reads and capacity; {@code of OPT}
+ * is each subject's hit ratio as a share of it. {@code L2 KB/op} is what the cache wrote to its
+ * L2 engine per measured operation ({@code n/a} for HBase's BucketCache, which does not count
+ * it); {@code wait us} the mean time a miss really waited in a regime with a miss latency.
+ *
  * <p>Ratios are TierCache / HBase: below 1 is better for TierCache for p99 latency and
  * allocation, above 1 for throughput; hit ratio is compared as a difference in points.
  *
  * <p>Concurrency: immutable after construction; used by the thread that ran the showdown.
  */
 final class Report {
-  private static final String[] HEADER = {"scenario", "subject", "ops/s", "hit%", "L1/L2 hit%",
-      "p50 us", "p95 us", "p99 us", "p99.9 us", "max us", "KB/op", "GCs", "GC ms", "refused",
-      "rejected"};
+  private static final String[] HEADER = {"scenario", "misses", "subject", "ops/s", "hit%",
+      "of OPT", "L1/L2 hit%", "p50 us", "p95 us", "p99 us", "p99.9 us", "max us", "KB/op",
+      "L2 KB/op", "wait us", "GCs", "GC ms", "refused", "rejected"};
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT);
 
   private final List<Result> results;
   private final Map<String, String> meta;
@@ -68,23 +79,44 @@ final class Report {
     return b.toString();
   }
 
-  /** The results as an aligned text table, one row per subject and scenario. */
+  /**
+   * The results as an aligned text table, one row per subject and cell, each cell's rows led by
+   * its {@code opt} row.
+   */
   String table() {
     List<String[]> rows = new ArrayList<>();
     rows.add(HEADER);
+    String cell = null;
     for (Result r : results) {
+      if (!r.cell().equals(cell)) {
+        cell = r.cell();
+        if (!Double.isNaN(r.optHitRatio)) {
+          String[] opt = new String[HEADER.length];
+          java.util.Arrays.fill(opt, "-");
+          opt[0] = r.scenario.name();
+          opt[1] = r.regime();
+          opt[2] = "opt";
+          opt[4] = pct(r.optHitRatio);
+          opt[5] = "100%";
+          rows.add(opt);
+        }
+      }
       if (r.failed()) {
-        rows.add(new String[] {r.scenario.name(), r.subject, "FAILED: " + r.error});
+        rows.add(new String[] {r.scenario.name(), r.regime(), r.subject, "FAILED: " + r.error});
         continue;
       }
-      rows.add(new String[] {r.scenario.name(), r.subject, fmt("%.0f", r.opsPerSecond()),
-          pct(r.hitRatio), Double.isNaN(r.l1HitRatio) && Double.isNaN(r.l2HitRatio) ? "-"
-              : pct(r.l1HitRatio) + "/" + pct(r.l2HitRatio), micros(r.p50), micros(r.p95), micros(r.p99), micros(r.p999),
-          micros(r.max), fmt("%.1f", r.allocBytesPerOp / 1024), Long.toString(r.gcCount),
-          Long.toString(r.gcMillis), Long.toString(r.refused),
+      rows.add(new String[] {r.scenario.name(), r.regime(), r.subject,
+          fmt("%.0f", r.opsPerSecond()), pct(r.hitRatio),
+          Double.isNaN(r.shareOfOpt()) ? "-" : fmt("%.0f%%", 100 * r.shareOfOpt()),
+          Double.isNaN(r.l1HitRatio) && Double.isNaN(r.l2HitRatio) ? "-"
+              : pct(r.l1HitRatio) + "/" + pct(r.l2HitRatio), micros(r.p50), micros(r.p95),
+          micros(r.p99), micros(r.p999), micros(r.max), fmt("%.1f", r.allocBytesPerOp / 1024),
+          Double.isNaN(r.bytesWrittenPerOp) ? "n/a" : fmt("%.1f", r.bytesWrittenPerOp / 1024),
+          Double.isNaN(r.missWaitNanos) ? "-" : fmt("%.0f", r.missWaitNanos / 1e3),
+          Long.toString(r.gcCount), Long.toString(r.gcMillis), Long.toString(r.refused),
           Long.toString(r.admissionRejected)});
     }
-    return align(rows, 2);
+    return align(rows, 3);
   }
 
   /**
@@ -181,7 +213,8 @@ final class Report {
     StringBuilder s = new StringBuilder("scenario,pattern,sizes,ratio,subject,vendor,capacity_bytes,"
         + "dataset_bytes,threads,ops,reads,seconds,ops_per_s,hit_ratio,l1_hit_ratio,l2_hit_ratio,"
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
-        + "admission_rejected,error\n");
+        + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
+        + "l2_bytes_written_per_op,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -191,46 +224,62 @@ final class Report {
           num(r.hitRatio), num(r.l1HitRatio), num(r.l2HitRatio), Long.toString(r.p50),
           Long.toString(r.p95), Long.toString(r.p99), Long.toString(r.p999), Long.toString(r.max),
           num(r.allocBytesPerOp), Long.toString(r.gcCount), Long.toString(r.gcMillis),
-          Long.toString(r.refused), Long.toString(r.admissionRejected),
+          Long.toString(r.refused), Long.toString(r.admissionRejected), r.regime(),
+          Long.toString(r.missLatencyNanos), num(r.missWaitNanos), num(r.optHitRatio),
+          num(r.shareOfOpt()), num(r.bytesWrittenPerOp),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
     return s.toString();
   }
 
-  String json() {
-    Json j = new Json();
-    j.beginObject().name("meta").beginObject();
-    meta.forEach((k, v) -> j.name(k).value(v));
-    j.endObject().name("results").beginArray();
+  String json() throws IOException {
+    ObjectNode root = JSON.createObjectNode();
+    ObjectNode m = root.putObject("meta");
+    meta.forEach(m::put);
+    ArrayNode rows = root.putArray("results");
     for (Result r : results) {
-      j.beginObject().name("scenario").value(r.scenario.name())
-          .name("pattern").value(r.scenario.pattern().label())
-          .name("sizes").value(r.scenario.sizes().label())
-          .name("ratio").value(r.scenario.ratio())
-          .name("subject").value(r.subject)
-          .name("vendor").value(r.vendor.name().toLowerCase(Locale.ROOT))
-          .name("capacityBytes").value(r.capacity)
-          .name("datasetBytes").value(r.datasetBytes)
-          .name("threads").value(r.threads)
-          .name("ops").value(r.ops)
-          .name("reads").value(r.reads)
-          .name("seconds").value(r.seconds)
-          .name("opsPerSecond").value(r.opsPerSecond())
-          .name("hitRatio").value(r.hitRatio)
-          .name("l1HitRatio").value(r.l1HitRatio)
-          .name("l2HitRatio").value(r.l2HitRatio)
-          .name("latencyNanos").beginObject()
-          .name("p50").value(r.p50).name("p95").value(r.p95).name("p99").value(r.p99)
-          .name("p999").value(r.p999).name("max").value(r.max).endObject()
-          .name("allocBytesPerOp").value(r.allocBytesPerOp)
-          .name("gcCount").value(r.gcCount)
-          .name("gcMillis").value(r.gcMillis)
-          .name("refused").value(r.refused)
-          .name("admissionRejected").value(r.admissionRejected)
-          .name("error").value(r.error)
-          .endObject();
+      ObjectNode j = rows.addObject();
+      j.put("scenario", r.scenario.name())
+          .put("pattern", r.scenario.pattern().label())
+          .put("sizes", r.scenario.sizes().label())
+          .put("ratio", r.scenario.ratio())
+          .put("regime", r.regime())
+          .put("missLatencyNanos", r.missLatencyNanos)
+          .put("subject", r.subject)
+          .put("vendor", r.vendor.name().toLowerCase(Locale.ROOT))
+          .put("capacityBytes", r.capacity)
+          .put("datasetBytes", r.datasetBytes)
+          .put("threads", r.threads)
+          .put("ops", r.ops)
+          .put("reads", r.reads);
+      number(j, "seconds", r.seconds);
+      number(j, "opsPerSecond", r.opsPerSecond());
+      number(j, "hitRatio", r.hitRatio);
+      number(j, "l1HitRatio", r.l1HitRatio);
+      number(j, "l2HitRatio", r.l2HitRatio);
+      number(j, "optHitRatio", r.optHitRatio);
+      number(j, "shareOfOpt", r.shareOfOpt());
+      j.putObject("latencyNanos").put("p50", r.p50).put("p95", r.p95).put("p99", r.p99)
+          .put("p999", r.p999).put("max", r.max);
+      number(j, "missWaitNanos", r.missWaitNanos);
+      number(j, "allocBytesPerOp", r.allocBytesPerOp);
+      number(j, "l2BytesWrittenPerOp", r.bytesWrittenPerOp);
+      j.put("gcCount", r.gcCount)
+          .put("gcMillis", r.gcMillis)
+          .put("refused", r.refused)
+          .put("admissionRejected", r.admissionRejected)
+          .put("error", r.error);
     }
-    return j.endArray().endObject().toString() + "\n";
+    return JSON.writeValueAsString(root) + "\n";
+  }
+
+  /** A number, or null where it is undefined (NaN) as JSON has no NaN. */
+  private static void number(ObjectNode node, String name, double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) {
+      node.putNull(name);
+    } else {
+      node.put(name, v);
+    }
   }
 
   String ratiosCsv() {
@@ -313,15 +362,16 @@ final class Report {
     return new ArrayList<>(names);
   }
 
+  /** The cells (scenario, and regime outside the page-cache one) in run order. */
   private List<String> scenarios() {
     Set<String> names = new LinkedHashSet<>();
-    results.forEach(r -> names.add(r.scenario.name()));
+    results.forEach(r -> names.add(r.cell()));
     return new ArrayList<>(names);
   }
 
   private Result find(String subject, String scenario) {
     for (Result r : results) {
-      if (r.subject.equals(subject) && r.scenario.name().equals(scenario) && !r.failed()) {
+      if (r.subject.equals(subject) && r.cell().equals(scenario) && !r.failed()) {
         return r;
       }
     }

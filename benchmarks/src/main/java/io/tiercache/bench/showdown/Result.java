@@ -3,6 +3,7 @@
  */
 package io.tiercache.bench.showdown;
 
+import io.tiercache.bench.cli.Converters;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.workload.Scenario;
 
@@ -36,6 +37,17 @@ public final class Result {
   public final long gcMillis;
   public final long refused;
   public final long admissionRejected;
+  /**
+   * The miss regime: latency added to every miss in nanoseconds, 0 for page-cache misses (the
+   * harness's pread alone).
+   */
+  public final long missLatencyNanos;
+  /** Mean time a miss really waited for the added latency (ns), NaN without one. */
+  public final double missWaitNanos;
+  /** Bytes written to an L2 engine per measured operation; NaN where the cache does not say. */
+  public final double bytesWrittenPerOp;
+  /** Bélády's hit ratio on the same reads and capacity (see {@code Belady}), NaN if not run. */
+  public final double optHitRatio;
   /** Why the run failed, or null. */
   public final String error;
 
@@ -63,12 +75,39 @@ public final class Result {
     this.gcMillis = b.gcMillis;
     this.refused = b.refused;
     this.admissionRejected = b.admissionRejected;
+    this.missLatencyNanos = b.missLatencyNanos;
+    this.missWaitNanos = b.missWaitNanos;
+    this.bytesWrittenPerOp = b.bytesWrittenPerOp;
+    this.optHitRatio = b.optHitRatio;
     this.error = b.error;
   }
 
   /** Operations per second of the measured phase. */
   public double opsPerSecond() {
     return seconds > 0 ? ops / seconds : 0;
+  }
+
+  /** The hit ratio as a share of Bélády's on the same reads (1 = optimal), NaN if unknown. */
+  public double shareOfOpt() {
+    return optHitRatio > 0 ? hitRatio / optHitRatio : Double.NaN;
+  }
+
+  /** The regime's name: {@code pagecache}, or {@code miss+500us} for an added miss latency. */
+  public String regime() {
+    return regime(missLatencyNanos);
+  }
+
+  /** The name of the regime with {@code missLatencyNanos}. */
+  public static String regime(long missLatencyNanos) {
+    return missLatencyNanos == 0 ? "pagecache" : "miss+" + Converters.formatNanos(missLatencyNanos);
+  }
+
+  /**
+   * The cell's name: the scenario's, with the regime appended outside the page-cache regime
+   * ({@code zipf-64k-3x}, {@code zipf-64k-3x@miss+500us}).
+   */
+  public String cell() {
+    return missLatencyNanos == 0 ? scenario.name() : scenario.name() + "@" + regime();
   }
 
   public boolean failed() {
@@ -100,6 +139,10 @@ public final class Result {
     long gcMillis;
     long refused;
     long admissionRejected;
+    long missLatencyNanos;
+    double missWaitNanos = Double.NaN;
+    double bytesWrittenPerOp = Double.NaN;
+    double optHitRatio = Double.NaN;
     String error;
 
     Result build() {

@@ -9,6 +9,7 @@ import io.tiercache.bench.subject.CacheSpec;
 import io.tiercache.bench.subject.Scratch;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.workload.AccessStream;
+import io.tiercache.bench.workload.MissDelay;
 import io.tiercache.bench.workload.Reader;
 import io.tiercache.bench.workload.Workload;
 import java.io.IOException;
@@ -56,9 +57,17 @@ final class Runner {
     this.seed = seed;
   }
 
-  /** Runs {@code subject} on {@code workload}: {@code warmupOps}, then {@code ops} measured. */
-  Result run(Subject subject, Workload workload, long warmupOps, long ops) {
+  /**
+   * Runs {@code subject} on {@code workload}: {@code warmupOps}, then {@code ops} measured, every
+   * measured miss waiting {@code missLatencyNanos} (the warm-up never waits: it only fills the
+   * cache, and the cache's state after it does not depend on time). {@code optHitRatio} is
+   * carried into the result.
+   */
+  Result run(Subject subject, Workload workload, long warmupOps, long ops, long missLatencyNanos,
+      double optHitRatio) {
     Result.Builder r = new Result.Builder();
+    r.missLatencyNanos = missLatencyNanos;
+    r.optHitRatio = optHitRatio;
     r.subject = subject.name();
     r.vendor = subject.vendor();
     r.counterpart = subject.counterpart();
@@ -96,7 +105,8 @@ final class Runner {
     for (int t = 0; t < threads; t++) {
       long share = ops / threads + (t < ops % threads ? 1 : 0);
       long warm = warmupOps / threads + (t < warmupOps % threads ? 1 : 0);
-      workers[t] = new Worker(cache, workload.stream(seed, t), phaser, warm, share);
+      workers[t] = new Worker(cache, workload.stream(seed, t), phaser, warm, share,
+          new MissDelay(r.missLatencyNanos));
       workers[t].setName("showdown-worker-" + t);
       workers[t].setDaemon(true);
       workers[t].start();
@@ -116,11 +126,18 @@ final class Runner {
       Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
       long hits = 0;
       long reads = 0;
+      long waited = 0;
+      long waits = 0;
       for (Worker w : workers) {
         latency.add(w.latency);
         hits += w.hits;
         reads += w.reads;
+        waited += w.delay.waitedNanos();
+        waits += w.delay.waits();
       }
+      r.missWaitNanos = waits == 0 ? Double.NaN : (double) waited / waits;
+      r.bytesWrittenPerOp = counters.bytesWritten < 0 ? Double.NaN
+          : (double) counters.bytesWritten / ops;
       r.ops = ops;
       r.reads = reads;
       r.seconds = elapsed / 1e9;
@@ -187,11 +204,14 @@ final class Runner {
     final Phaser phaser;
     final long warmupOps;
     final long ops;
+    final MissDelay delay;
     long hits;
     long reads;
     volatile Throwable failure;
 
-    Worker(BlockCache cache, AccessStream stream, Phaser phaser, long warmupOps, long ops) {
+    Worker(BlockCache cache, AccessStream stream, Phaser phaser, long warmupOps, long ops,
+        MissDelay delay) {
+      this.delay = delay;
       this.cache = cache;
       this.stream = stream;
       this.phaser = phaser;
@@ -216,7 +236,7 @@ final class Runner {
           int n = stream.next(ids);
           long start = System.nanoTime();
           for (int k = 0; k < n; k++) {
-            if (Reader.read(cache, dataset, ids[k])) {
+            if (Reader.read(cache, dataset, ids[k], delay)) {
               hits++;
             }
           }

@@ -3,12 +3,15 @@
  */
 package io.tiercache.bench.showdown;
 
+import io.tiercache.bench.cli.Git;
+import io.tiercache.bench.cli.Progress;
 import io.tiercache.bench.data.BlockLayout;
 import io.tiercache.bench.data.BlockSizes;
 import io.tiercache.bench.data.Dataset;
 import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.subject.Subjects;
+import io.tiercache.bench.workload.Belady;
 import io.tiercache.bench.workload.Scenario;
 import io.tiercache.bench.workload.Workload;
 import io.tiercache.core.config.Sizes;
@@ -19,6 +22,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +39,7 @@ import org.apache.hadoop.hbase.util.VersionInfo;
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar showdown --quick
  * </pre>
- * {@link Options} lists the options. Results go to {@code benchmarks/target/showdown/}; the
+ * {@code showdown --help} ({@link Options}) lists the options. Results go to {@code benchmarks/target/showdown/}; the
  * dataset files are written once to {@code benchmarks/target/showdown-data/} and reused.
  *
  * <p>Each scenario runs every subject back to back, so the noise of a shared machine spreads over
@@ -45,21 +49,14 @@ public final class Showdown {
   private Showdown() {}
 
   /** Runs the showdown; the exit status is 1 if any run failed, 2 for bad arguments. */
-  public static void main(String[] args) throws Exception {
-    if (java.util.Arrays.asList(args).contains("--help")) {
-      System.out.println(Options.USAGE);
-      return;
-    }
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
+  public static void main(String[] args) {
+    System.exit(new picocli.CommandLine(new Options()).execute(args));
+  }
+
+  /** Runs a parsed and resolved command line; returns the exit status. */
+  static int execute(Options options) throws Exception {
     List<Result> results = run(options, Subjects.standard(), System.out);
-    System.exit(results.stream().anyMatch(Result::failed) ? 1 : 0);
+    return results.stream().anyMatch(Result::failed) ? 1 : 0;
   }
 
   /** Runs the selected subjects and scenarios, prints and writes the report, returns the rows. */
@@ -78,34 +75,53 @@ public final class Showdown {
 
     Map<BlockSizes, Dataset> datasets = new EnumMap<>(BlockSizes.class);
     List<Result> results = new ArrayList<>();
+    double cost = 0;
+    for (Scenario scenario : o.scenarios) {
+      for (long latency : o.missLatencies) {
+        cost += subjects.size() * (double) (o.warmupFor(scenario.sizes()) + o.opsFor(latency));
+      }
+    }
+    Progress progress = new Progress(o.scenarios.size() * o.missLatencies.size() * subjects.size(),
+        cost, System::nanoTime);
     boolean jitWarm = false;
     try {
       for (Scenario scenario : o.scenarios) {
         Dataset dataset = datasets.get(scenario.sizes());
         if (dataset == null) {
+          long begin = System.nanoTime();
           dataset = open(o, scenario.sizes(), out);
           datasets.put(scenario.sizes(), dataset);
+          progress.skip(System.nanoTime() - begin);
         }
         Workload workload = Workload.of(scenario, dataset.layout(), o.capacity, o.seed);
         Runner runner = new Runner(dataset, o.cacheDir, o.capacity, o.threads, o.seed);
         long warmup = o.warmupFor(scenario.sizes());
-        out.printf(Locale.ROOT, "%s: %d files, %s, %d data blocks, warm-up %d ops, %d measured%n",
-            scenario, workload.files(), Sizes.format(workload.bytes()), workload.dataBlocks(),
-            warmup, o.ops);
         if (!jitWarm) {
           // The first subject measured would otherwise pay for compiling the shared read path.
-          out.println("  JIT warm-up: every subject, " + warmup + " ops, not reported");
+          out.println("JIT warm-up: every subject, " + warmup + " ops, not reported");
+          long begin = System.nanoTime();
           for (Subject subject : subjects) {
             settle();
-            runner.run(subject, workload, warmup, warmup);
+            runner.run(subject, workload, warmup, warmup, 0, Double.NaN);
           }
+          progress.skip(System.nanoTime() - begin);
           jitWarm = true;
         }
-        for (Subject subject : subjects) {
-          settle();
-          Result r = runner.run(subject, workload, warmup, o.ops);
-          results.add(r);
-          out.println("  " + line(r));
+        Map<Long, Double> optByOps = new HashMap<>();
+        for (long latency : o.missLatencies) {
+          long ops = o.opsFor(latency);
+          long optStart = System.nanoTime();
+          double opt = optByOps.computeIfAbsent(ops, n -> opt(workload, o, warmup, n));
+          out.printf(Locale.ROOT, "%s, %s misses: %d files, %s, %d data blocks, warm-up %d ops, "
+              + "%d measured; Belady OPT hit %.1f%% (%.1f s)%n", scenario, Result.regime(latency),
+              workload.files(), Sizes.format(workload.bytes()), workload.dataBlocks(), warmup, ops,
+              100 * opt, (System.nanoTime() - optStart) / 1e9);
+          for (Subject subject : subjects) {
+            settle();
+            Result r = runner.run(subject, workload, warmup, ops, latency, opt);
+            results.add(r);
+            out.println("  " + progress.step(warmup + ops) + " " + line(r));
+          }
         }
       }
     } finally {
@@ -122,7 +138,9 @@ public final class Showdown {
     out.print(report.footprint());
     report.write(o.out);
     if (o.charts) {
-      Charts.write(results, o.out);
+      Charts.write(results, o.out, String.format(Locale.ROOT,
+          "%s, %s cache, %d threads, %,d ops, JDK %s, %s", o.preset, Sizes.format(o.capacity),
+          o.threads, o.ops, System.getProperty("java.version"), Git.commit()));
     }
     out.println("wrote " + o.out.toAbsolutePath() + "/{showdown.txt,showdown.csv,showdown.json,"
         + "ratios.csv" + (footprint.isEmpty() ? "" : ",footprint.csv") + (o.charts ? ",*.png" : "")
@@ -167,6 +185,14 @@ public final class Showdown {
     return dataset;
   }
 
+  /** Bélády's hit ratio for the cell's reads (same threads, warm-up and measured operations). */
+  private static double opt(Workload workload, Options o, long warmup, long ops) {
+    int[][] trace = Belady.trace(workload, o.seed, o.threads, warmup, ops);
+    BlockLayout layout = workload.layout();
+    return Belady.hitRatio(trace[0], layout.blockCount(), layout::onDiskSize, o.capacity,
+        trace[1][0]);
+  }
+
   /** Lets the previous cache's memory go before the next one is measured. */
   private static void settle() {
     System.gc();
@@ -178,10 +204,12 @@ public final class Showdown {
       return String.format(Locale.ROOT, "%-22s FAILED: %s", r.subject, r.error);
     }
     return String.format(Locale.ROOT,
-        "%-22s %9.0f ops/s  hit %5.1f%%  p50 %7.1f  p99 %8.1f  p99.9 %8.1f us  %6.1f KB/op  "
-            + "gc %d/%d ms  refused %d  rejected %d",
-        r.subject, r.opsPerSecond(), 100 * r.hitRatio, r.p50 / 1e3, r.p99 / 1e3, r.p999 / 1e3,
-        r.allocBytesPerOp / 1024, r.gcCount, r.gcMillis, r.refused, r.admissionRejected);
+        "%-22s %9.0f ops/s  hit %5.1f%% (%3.0f%% of OPT)  p50 %7.1f  p99 %8.1f  p99.9 %8.1f us"
+            + "  %6.1f KB/op  L2 writes %s KB/op  gc %d/%d ms  refused %d  rejected %d",
+        r.subject, r.opsPerSecond(), 100 * r.hitRatio, 100 * r.shareOfOpt(), r.p50 / 1e3,
+        r.p99 / 1e3, r.p999 / 1e3, r.allocBytesPerOp / 1024,
+        Double.isNaN(r.bytesWrittenPerOp) ? "n/a" : String.format(Locale.ROOT, "%.1f",
+            r.bytesWrittenPerOp / 1024), r.gcCount, r.gcMillis, r.refused, r.admissionRejected);
   }
 
   private static Map<String, String> meta(Options o, List<Subject> subjects) {
@@ -197,6 +225,12 @@ public final class Showdown {
     m.put("capacity", Sizes.format(o.capacity));
     m.put("threads", Integer.toString(o.threads));
     m.put("measured ops", Long.toString(o.ops));
+    m.put("miss regimes", o.missLatencies.stream().map(Result::regime)
+        .collect(java.util.stream.Collectors.joining(", ")));
+    if (o.missLatencies.stream().anyMatch(l -> l > 0)) {
+      m.put("measured ops with a miss latency", Long.toString(o.latencyOps));
+    }
+    m.put("commit", Git.commit());
     m.put("seed", Long.toString(o.seed));
     m.put("subjects", subjects.toString());
     m.put("scenarios", o.scenarios.toString());

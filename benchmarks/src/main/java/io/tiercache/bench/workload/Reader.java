@@ -28,10 +28,21 @@ public final class Reader {
    * @return whether the cache had it
    */
   public static boolean read(BlockCache cache, Dataset dataset, int id) {
+    return read(cache, dataset, id, MissDelay.NONE);
+  }
+
+  /**
+   * Reads block {@code id} through {@code cache}; a miss first waits {@code delay} (a remote
+   * read), then reads the block from the file.
+   *
+   * @return whether the cache had it
+   */
+  public static boolean read(BlockCache cache, Dataset dataset, int id, MissDelay delay) {
     BlockCacheKey key = dataset.key(id);
     Cacheable block = cache.getBlock(key, true, false, true);
     boolean hit = block != null;
     if (!hit) {
+      delay.await();
       try {
         block = dataset.read(id);
       } catch (IOException e) {

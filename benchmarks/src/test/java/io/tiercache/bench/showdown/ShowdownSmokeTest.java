@@ -29,7 +29,7 @@ class ShowdownSmokeTest {
   void run_tinyScale_everySubjectReportsAndFilesAreWritten(@TempDir Path dir) throws Exception {
     Options o = Options.parse(new String[] {"--capacity", "40m", "--threads", "2", "--ops", "300",
         "--warmup", "200", "--scenarios", "zipf-64k-1x,hbase-mixed-1x",
-        "--footprint-blocks", "2000",
+        "--footprint-blocks", "2000", "--miss-latency", "0,200us", "--miss-latency-ops", "100",
         "--out", dir.resolve("out").toString(), "--data-dir", dir.resolve("data").toString(),
         "--cache-dir", dir.resolve("cache").toString()});
     ByteArrayOutputStream console = new ByteArrayOutputStream();
@@ -38,10 +38,25 @@ class ShowdownSmokeTest {
     List<Result> results =
         Showdown.run(o, subjects, new PrintStream(console, true, StandardCharsets.UTF_8));
 
-    assertEquals(2 * subjects.all().size(), results.size());
+    assertEquals(2 * 2 * subjects.all().size(), results.size());
     for (Result r : results) {
-      assertFalse(r.failed(), r.subject + " " + r.scenario + ": " + r.error);
-      assertEquals(300, r.ops);
+      assertFalse(r.failed(), r.subject + " " + r.cell() + ": " + r.error);
+      assertEquals(r.missLatencyNanos == 0 ? 300 : 100, r.ops, r.cell());
+      assertTrue(r.optHitRatio > 0 && r.optHitRatio <= 1, r.cell() + " OPT " + r.optHitRatio);
+      if (r.missLatencyNanos == 0) {
+        assertTrue(Double.isNaN(r.missWaitNanos), r.subject);
+      } else {
+        assertEquals(200_000, r.missLatencyNanos);
+        assertTrue(r.hitRatio == 1 || r.missWaitNanos >= 200_000,
+            r.subject + " " + r.cell() + " waited " + r.missWaitNanos + " ns per miss");
+      }
+      boolean bucketCache = r.subject.startsWith("hbase-bucket") || r.subject.equals(
+          "hbase-combined");
+      assertEquals(bucketCache, Double.isNaN(r.bytesWrittenPerOp), r.subject + " L2 bytes/op "
+          + r.bytesWrittenPerOp);
+      if (r.subject.equals("hbase-lru")) {
+        assertEquals(0.0, r.bytesWrittenPerOp, r.subject + ": no L2, nothing written");
+      }
       assertTrue(r.hitRatio >= 0 && r.hitRatio <= 1, r.subject + " hit " + r.hitRatio);
       assertTrue(r.p50 > 0 && r.p50 <= r.p99 && r.p99 <= r.max, r.subject);
       assertTrue(r.allocBytesPerOp > 0, r.subject);
@@ -50,12 +65,23 @@ class ShowdownSmokeTest {
         && r.scenario.name().equals("hbase-mixed-1x")).allMatch(r -> r.l1HitRatio >= 0));
     Path out = dir.resolve("out");
     for (String f : new String[] {"showdown.txt", "showdown.csv", "ratios.csv", "footprint.csv",
-        "p99-zipf-64k.png", "hit-hbase-mixed.png", "ops-hbase-mixed.png"}) {
+        "p99-zipf-64k.png", "hit-hbase-mixed.png", "ops-hbase-mixed.png",
+        "hit-zipf-64k-miss200us.png"}) {
       assertTrue(Files.size(out.resolve(f)) > 0, f);
     }
     JsonObject json = JsonParser.parseString(Files.readString(out.resolve("showdown.json")))
         .getAsJsonObject();
     assertEquals(results.size(), json.getAsJsonArray("results").size());
+    JsonObject last = json.getAsJsonArray("results").get(results.size() - 1).getAsJsonObject();
+    assertEquals("miss+200us", last.get("regime").getAsString());
+    assertTrue(last.get("optHitRatio").getAsDouble() > 0);
+    assertTrue(last.has("l2BytesWrittenPerOp") && last.has("missWaitNanos"));
+    for (Result r : results) {
+      // Every cell's rows, in the text table, are led by its OPT row.
+      assertTrue(Files.readString(out.resolve("showdown.txt")).matches("(?s).*"
+          + java.util.regex.Pattern.quote(r.scenario.name()) + " +" + java.util.regex.Pattern
+          .quote(r.regime()) + " +opt .*"), r.cell());
+    }
     assertEquals(results.size() + 1, Files.readAllLines(out.resolve("showdown.csv")).size());
     assertTrue(console.toString(StandardCharsets.UTF_8).contains("p99.9 us"));
     long l2 = subjects.all().stream().filter(Footprint::isL2).count();
