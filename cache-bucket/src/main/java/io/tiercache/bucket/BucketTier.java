@@ -1088,6 +1088,31 @@ public final class BucketTier implements CacheTier, HeapSize {
     return faults.unexpected() + writers.failures();
   }
 
+  /** Blocks waiting in the writers' queues. */
+  public int writeQueueDepth() {
+    return writers.queued();
+  }
+
+  /** The engine, as the start-up line names it (e.g. {@code file:/data/l2.cache}). */
+  public String engineDescription() {
+    return engine.describe();
+  }
+
+  /** How long the index restore at start took, in milliseconds; -1 while it runs. */
+  public long restoreDurationMs() {
+    return restore.elapsedMs();
+  }
+
+  /**
+   * The last checkpoint of this run: {@code {age ms, duration ms, file bytes, failed attempts
+   * in a row}}, each -1 (failures 0) when none was written or checkpoints are not configured.
+   */
+  public long[] checkpointStatus() {
+    Checkpoints c = checkpoints;
+    return c == null ? new long[] {-1, -1, -1, 0}
+        : new long[] {c.ageMs(), c.lastDurationMs(), c.lastBytes(), c.failuresInARow()};
+  }
+
   /** A snapshot of the written blocks, for the RegionServer web UI (O(cache)). */
   @Override
   public Iterator<CachedBlock> iterator() {

@@ -235,6 +235,15 @@ final class Persistence {
     return out;
   }
 
+  /** Bytes of the checkpoint file, or -1 if there is none. */
+  long fileBytes() {
+    try {
+      return Files.size(path);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** Takes a checkpoint; returns the number of blocks in it. */
   int checkpoint() throws IOException {
     List<Checkpoint.Entry> entries = new ArrayList<>();
