@@ -1113,11 +1113,14 @@ public final class BucketTier implements CacheTier, HeapSize {
         : new long[] {c.ageMs(), c.lastDurationMs(), c.lastBytes(), c.failuresInARow()};
   }
 
-  /** A snapshot of the written blocks, for the RegionServer web UI (O(cache)). */
+  /**
+   * The written blocks, for the RegionServer web UI: made one at a time, so walking the first N
+   * costs O(N) heap, not O(cache) (see {@code BlockStore#iterator}).
+   */
   @Override
   public Iterator<CachedBlock> iterator() {
     try {
-      return store.snapshot().iterator();
+      return store.iterator();
     } catch (Throwable t) {
       unexpected("iterator", t);
       return java.util.Collections.emptyIterator();
