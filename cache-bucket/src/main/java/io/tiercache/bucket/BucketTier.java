@@ -16,6 +16,7 @@ import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
 import io.tiercache.core.file.Keys;
+import io.tiercache.core.log.LogLimit;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -137,6 +138,8 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
   private final LongAdder fullQueueDrops = new LongAdder();
+  private final LogLimit checksumLog = new LogLimit(LogLimit.MINUTE);
+  private final LogLimit refusedLog = new LogLimit(LogLimit.MINUTE);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean engineClosed = new AtomicBoolean();
 
@@ -326,8 +329,12 @@ public final class BucketTier implements CacheTier, HeapSize {
       Cacheable block = codec.read(h, slabs, () -> unpin(h));
       if (block == null) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped",
-            name, key);
+        long quiet = checksumLog.admit(System.nanoTime());
+        if (quiet >= 0) {
+          LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped "
+              + "({} more since the last such line, {} in all; at most one line a minute)", name,
+              key, quiet, checksumFailures.sum());
+        }
         // codec.read has unpinned h: it may hold another block by now, so drop it only if the
         // index still maps this key to it.
         store.evict(key, h);
@@ -425,9 +432,12 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
     int sizeClass = config.classes.classOf(buf.getSerializedLength());
     if (sizeClass < 0) {
-      if (stats.failInsert() % 50 == 1) {
-        LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {}", name, key,
-            buf.getSerializedLength(), config.classes.maxSize());
+      stats.failInsert();
+      long quiet = refusedLog.admit(System.nanoTime());
+      if (quiet >= 0) {
+        LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {} ({} more "
+            + "since the last such line; at most one line a minute)", name, key,
+            buf.getSerializedLength(), config.classes.maxSize(), quiet);
       }
       return;
     }
@@ -639,7 +649,12 @@ public final class BucketTier implements CacheTier, HeapSize {
       int size = codec.onDiskSizeWithHeader(h, slabs);
       if (size < 0) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        long quiet = checksumLog.admit(System.nanoTime());
+        if (quiet >= 0) {
+          LOG.warn("{}: block {} failed its checksum and was dropped ({} more since the last "
+              + "such line, {} in all; at most one line a minute)", name, key, quiet,
+              checksumFailures.sum());
+        }
         unpin(h);
         store.evict(key, h);
         return -1;

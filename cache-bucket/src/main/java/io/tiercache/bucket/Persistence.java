@@ -138,7 +138,11 @@ final class Persistence {
     try {
       loaded = Checkpoint.read(path, geometry);
     } catch (Checkpoint.Unusable e) {
-      LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
+      if (!exists()) { // the first start with this path: normal
+        LOG.info("{}: cold start, no checkpoint at {} yet", tier, path);
+      } else {
+        LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
+      }
       return 0;
     }
     Map<Integer, Integer> deserializers = remapDeserializers(loaded.deserializers);

@@ -36,7 +36,7 @@ public final class ExternalL2Cache extends ForwardingBlockCache implements Cache
   /** Builds the L2 from the {@code hbase.bucketcache.*} keys; called by HBase by reflection. */
   public ExternalL2Cache(Configuration conf) {
     super(new BucketTier(conf));
-    LOG.warn("TierCache ACTIVE as HBase's external L2 block cache (hbase.blockcache.use.external):"
+    LOG.info("TierCache ACTIVE as HBase's external L2 block cache (hbase.blockcache.use.external):"
         + " {} of {} bytes under HBase's own L1 (InclusiveCombinedBlockCache)", name(),
         getMaxSize());
   }
