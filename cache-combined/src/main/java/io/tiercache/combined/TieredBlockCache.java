@@ -83,7 +83,7 @@ public class TieredBlockCache extends CombinedBlockCache {
   private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
   private final TableStats tables;
-  private final TierCacheSource metrics; // null for a cache built in code
+  private final TierCacheSource metrics; // null for a cache built in code, or if it failed
   private final StatsLog statsLog; // null for a cache built in code
 
   /**
@@ -135,10 +135,10 @@ public class TieredBlockCache extends CombinedBlockCache {
       this.statsLog = null;
     } else {
       int interval = CacheSettings.STATS_LOG_INTERVAL.get(conf);
-      this.metrics = TierCacheSource.register(tierMetrics, tables,
+      this.metrics = TierCacheSource.registerOrWarn(tierMetrics, tables,
           () -> getRegionCachedInfo().orElse(Map.of()),
           Map.of("mode", mode.key(), "l2Engine", l2.engineDescription()));
-      this.statsLog = StatsLog.start(metrics.name(), tierMetrics, interval);
+      this.statsLog = StatsLog.start("combined", tierMetrics, interval);
     }
     LOG.info("TierCache combined cache active: mode={} (tiercache.combined.mode), L1 {} of {} "
         + "bytes, L2 {} of {} bytes", mode.key(), l1.name(), l1.getMaxSize(), l2.name(),

@@ -51,10 +51,13 @@ public final class TableStats {
   private final ConcurrentHashMap<String, Table> byRegion = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Table> byName = new ConcurrentHashMap<>();
   private final Table other = new Table(OTHER);
+  /** The entry of a file whose keys name no table (no path): remembered, never counted. */
+  private final Table unknown = new Table("");
 
   /**
    * @param maxTables tables with their own counters ({@code tiercache.metrics.tables.max})
-   * @param maxFiles files and regions remembered before the maps are forgotten
+   * @param maxFiles files and regions remembered before the maps are forgotten (a file whose
+   *     keys carry no path is remembered too, so it is resolved once, not at every lookup)
    */
   public TableStats(int maxTables, int maxFiles) {
     this.maxTables = maxTables;
@@ -66,9 +69,9 @@ public final class TableStats {
     Table t = byFile.get(key.getHfileName());
     if (t == null) {
       t = learn(key);
-      if (t == null) {
-        return;
-      }
+    }
+    if (t == unknown) {
+      return;
     }
     t.requests.increment();
     if (hit) {
@@ -99,12 +102,10 @@ public final class TableStats {
       name = Keys.tableOf(key);
       region = name == null ? null : Keys.regionOf(key);
     } catch (RuntimeException e) {
-      return null; // a key whose path HBase cannot give: not counted, never a failed lookup
+      name = null; // a key whose path HBase cannot give: not counted, never a failed lookup
+      region = null;
     }
-    if (name == null) {
-      return null;
-    }
-    Table t = byName.get(name);
+    Table t = name == null ? unknown : byName.get(name);
     if (t == null) {
       if (byName.size() >= maxTables) {
         t = other;
@@ -117,7 +118,7 @@ public final class TableStats {
       byFile.clear();
     }
     byFile.put(key.getHfileName(), t);
-    if (region != null) {
+    if (region != null && t != unknown) {
       if (byRegion.size() >= maxFiles) {
         byRegion.clear();
       }

@@ -111,6 +111,20 @@ public final class TierCacheSource extends BaseSourceImpl {
     }
   }
 
+  /**
+   * {@link #register}, or null with one WARN if the metrics system refuses: a cache without
+   * metrics still serves, so a metrics fault must not stop the RegionServer.
+   */
+  public static TierCacheSource registerOrWarn(List<TierMetrics> tiers, TableStats tables,
+      Supplier<Map<String, Long>> regionBytes, Map<String, String> tags) {
+    try {
+      return register(tiers, tables, regionBytes, tags);
+    } catch (RuntimeException | LinkageError e) {
+      LOG.warn("TierCache metrics could not be registered; the cache runs without them", e);
+      return null;
+    }
+  }
+
   /** The {@code sub=} name this source has in JMX. */
   public String name() {
     return name;

@@ -76,10 +76,24 @@ class TableStatsTest {
   }
 
   @Test
+  void lookup_ofAFileWhoseKeysHaveNoPath_isResolvedOnce_andAllocatesNothingAfter() {
+    TableStats t = new TableStats(10, 100);
+    BlockCacheKey k = new BlockCacheKey("f1", 0);
+    t.lookup(k, true);
+    assertAllocatesNothing(t, k);
+    assertEquals(0L, snapshot(t, Map.of()).get("table__other_requestCount"));
+  }
+
+  @Test
   void lookup_ofAKnownFile_allocatesNothing() {
     TableStats t = new TableStats(10, 100);
     BlockCacheKey k = key("default", "a", "r1", "f1", 0);
     t.lookup(k, true);
+    assertAllocatesNothing(t, k);
+    assertEquals(100_001L + 20_000L, snapshot(t, Map.of()).get("table_default_a_requestCount"));
+  }
+
+  private static void assertAllocatesNothing(TableStats t, BlockCacheKey k) {
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();
