@@ -12,6 +12,7 @@ import io.tiercache.core.file.Keys;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.TierBlock;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -318,22 +319,52 @@ final class BlockStore {
     return dataBytes.get();
   }
 
-  /** A snapshot of the written blocks, for the web UI (O(cache)). */
-  List<CachedBlock> snapshot() {
-    List<CachedBlock> out = new ArrayList<>();
+  /**
+   * The written blocks, for the web UI, made one at a time as the caller asks: the heap holds
+   * one index batch (256 entries) and the blocks the caller keeps, never the whole cache (HBase's
+   * {@code BlockCacheUtil} stops after {@code hbase.ui.blockcache.by.file.max} blocks). Weakly
+   * consistent ({@link BlockIndex#cursor}); a slot reused since its entry was read is skipped.
+   */
+  Iterator<CachedBlock> iterator() {
+    BlockIndex.Cursor cursor = index.cursor(256);
     BlockType[] types = BlockType.values();
-    index.forEach((fileId, offset, h) -> {
-      String file = files.nameOf(fileId);
-      if (file != null) {
-        int t = slabs.type(h);
-        BlockPriority priority = (slabs.flags(h) & SlabAllocator.F_IN_MEMORY) != 0
-            ? BlockPriority.MEMORY
-            : slabs.freq(h) >= 1 ? BlockPriority.MULTI : BlockPriority.SINGLE;
-        out.add(new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
-            slabs.length(h), startNanos + slabs.cachedAt(h) * 1_000_000_000L));
+    return new Iterator<CachedBlock>() {
+      private CachedBlock next;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null && cursor.next()) {
+          int fileId = cursor.fileId();
+          long offset = cursor.offset();
+          long h = cursor.handle();
+          String file = files.nameOf(fileId);
+          int t = slabs.type(h);
+          int flags = slabs.flags(h);
+          int length = slabs.length(h);
+          int freq = slabs.freq(h);
+          long cachedAt = slabs.cachedAt(h);
+          if (file == null || slabs.fileId(h) != fileId || slabs.blockOffset(h) != offset) {
+            continue; // evicted (and perhaps reused) since the cursor read the entry
+          }
+          BlockPriority priority = (flags & SlabAllocator.F_IN_MEMORY) != 0
+              ? BlockPriority.MEMORY
+              : freq >= 1 ? BlockPriority.MULTI : BlockPriority.SINGLE;
+          next = new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
+              length, startNanos + cachedAt * 1_000_000_000L);
+        }
+        return next != null;
       }
-    });
-    return out;
+
+      @Override
+      public CachedBlock next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        CachedBlock b = next;
+        next = null;
+        return b;
+      }
+    };
   }
 
   void checkInvariants(long capacity) {

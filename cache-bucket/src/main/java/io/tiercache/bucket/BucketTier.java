@@ -17,6 +17,7 @@ import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
 import io.tiercache.core.file.Keys;
+import io.tiercache.core.log.LogLimit;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -145,6 +146,8 @@ public final class BucketTier implements CacheTier, HeapSize {
   private final AtomicLong inEngine = new AtomicLong();
   private final LongAdder checksumFailures = new LongAdder();
   private final LongAdder fullQueueDrops = new LongAdder();
+  private final LogLimit checksumLog = new LogLimit(LogLimit.MINUTE);
+  private final LogLimit refusedLog = new LogLimit(LogLimit.MINUTE);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean engineClosed = new AtomicBoolean();
 
@@ -338,8 +341,12 @@ public final class BucketTier implements CacheTier, HeapSize {
       Cacheable block = codec.read(h, slabs, () -> unpin(h));
       if (block == null) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped",
-            name, key);
+        long quiet = checksumLog.admit(System.nanoTime());
+        if (quiet >= 0) {
+          LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped "
+              + "({} more since the last such line, {} in all; at most one line a minute)", name,
+              key, quiet, checksumFailures.sum());
+        }
         // codec.read has unpinned h: it may hold another block by now, so drop it only if the
         // index still maps this key to it.
         store.evict(key, h);
@@ -452,9 +459,12 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
     int sizeClass = config.classes.classOf(buf.getSerializedLength());
     if (sizeClass < 0) {
-      if (stats.failInsert() % 50 == 1) {
-        LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {}", name, key,
-            buf.getSerializedLength(), config.classes.maxSize());
+      stats.failInsert();
+      long quiet = refusedLog.admit(System.nanoTime());
+      if (quiet >= 0) {
+        LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {} ({} more "
+            + "since the last such line; at most one line a minute)", name, key,
+            buf.getSerializedLength(), config.classes.maxSize(), quiet);
       }
       return;
     }
@@ -716,7 +726,12 @@ public final class BucketTier implements CacheTier, HeapSize {
       int size = codec.onDiskSizeWithHeader(h, slabs);
       if (size < 0) {
         checksumFailures.increment();
-        LOG.warn("{}: block {} failed its checksum and was dropped", name, key);
+        long quiet = checksumLog.admit(System.nanoTime());
+        if (quiet >= 0) {
+          LOG.warn("{}: block {} failed its checksum and was dropped ({} more since the last "
+              + "such line, {} in all; at most one line a minute)", name, key, quiet,
+              checksumFailures.sum());
+        }
         unpin(h);
         store.evict(key, h);
         return -1;
@@ -1184,11 +1199,39 @@ public final class BucketTier implements CacheTier, HeapSize {
     return faults.unexpected() + writers.failures();
   }
 
-  /** A snapshot of the written blocks, for the RegionServer web UI (O(cache)). */
+  /** Blocks waiting in the writers' queues. */
+  public int writeQueueDepth() {
+    return writers.queued();
+  }
+
+  /** The engine, as the start-up line names it (e.g. {@code file:/data/l2.cache}). */
+  public String engineDescription() {
+    return engine.describe();
+  }
+
+  /** How long the index restore at start took, in milliseconds; -1 while it runs. */
+  public long restoreDurationMs() {
+    return restore.elapsedMs();
+  }
+
+  /**
+   * The last checkpoint of this run: {@code {age ms, duration ms, file bytes, failed attempts
+   * in a row}}, each -1 (failures 0) when none was written or checkpoints are not configured.
+   */
+  public long[] checkpointStatus() {
+    Checkpoints c = checkpoints;
+    return c == null ? new long[] {-1, -1, -1, 0}
+        : new long[] {c.ageMs(), c.lastDurationMs(), c.lastBytes(), c.failuresInARow()};
+  }
+
+  /**
+   * The written blocks, for the RegionServer web UI: made one at a time, so walking the first N
+   * costs O(N) heap, not O(cache) (see {@code BlockStore#iterator}).
+   */
   @Override
   public Iterator<CachedBlock> iterator() {
     try {
-      return store.snapshot().iterator();
+      return store.iterator();
     } catch (Throwable t) {
       unexpected("iterator", t);
       return java.util.Collections.emptyIterator();

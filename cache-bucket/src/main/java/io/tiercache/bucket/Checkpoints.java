@@ -54,6 +54,10 @@ final class Checkpoints {
   private long chain; // guarded by scheduling: a run reschedules only if its chain is current
   private final FailureLog failures = new FailureLog(FailureLog.INTERVAL_NANOS);
   private long written; // guarded by this: the store's mutation count at the last checkpoint
+  // The last checkpoint written, for metrics (written under this, read by anyone).
+  private volatile long lastWrittenNanos;
+  private volatile long lastDurationNanos = -1;
+  private volatile long lastBytes = -1;
 
   /** Keeps the checkpoint of {@code persistence}; {@link #restore} and {@link #schedule} follow. */
   Checkpoints(String name, Persistence persistence, BlockStore store, int intervalMs,
@@ -165,9 +169,34 @@ final class Checkpoints {
     if (seen == written) {
       return false;
     }
+    long start = System.nanoTime();
     persistence.checkpoint();
     written = seen;
+    long end = System.nanoTime();
+    lastDurationNanos = end - start;
+    lastBytes = persistence.fileBytes();
+    lastWrittenNanos = end;
     return true;
+  }
+
+  /** Milliseconds since the last checkpoint was written, or -1 if none was this run. */
+  long ageMs() {
+    return lastDurationNanos < 0 ? -1 : (System.nanoTime() - lastWrittenNanos) / 1_000_000;
+  }
+
+  /** How long the last checkpoint took, in milliseconds, or -1 if none was written this run. */
+  long lastDurationMs() {
+    return lastDurationNanos < 0 ? -1 : lastDurationNanos / 1_000_000;
+  }
+
+  /** Bytes of the last checkpoint file written this run, or -1. */
+  long lastBytes() {
+    return lastBytes;
+  }
+
+  /** Checkpoint attempts that failed since the last one that worked. */
+  long failuresInARow() {
+    return failures.inARow();
   }
 
   /** Runs the tier's guarded checkpoint, logging a failure rather than throwing it. */

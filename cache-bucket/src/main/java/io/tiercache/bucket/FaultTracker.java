@@ -3,6 +3,7 @@
  */
 package io.tiercache.bucket;
 
+import io.tiercache.core.log.LogLimit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -34,6 +35,7 @@ final class FaultTracker {
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong unexpected = new AtomicLong();
   private final AtomicLong lastUnexpectedLog = new AtomicLong(NONE);
+  private final LogLimit errorLog = new LogLimit(LogLimit.MINUTE);
   private volatile boolean disabled;
 
   FaultTracker(String tier, long toleratedMs, LongSupplier nanoClock) {
@@ -100,8 +102,10 @@ final class FaultTracker {
     long now = clock.getAsLong();
     firstError.compareAndSet(NONE, now);
     long since = firstError.get();
-    if (errors.get() == 1 || errors.get() % 1000 == 0) {
-      LOG.warn("{}: I/O error on {} ({} so far): {}", tier, what, errors.get(), e.toString());
+    long quiet = errorLog.admit(now);
+    if (quiet >= 0) {
+      LOG.warn("{}: I/O error on {} ({} so far, {} since the last such line; at most one line "
+          + "a minute): {}", tier, what, errors.get(), quiet, e.toString());
     }
     if (!disabled && since != NONE && now - since >= toleratedNanos) {
       synchronized (this) {

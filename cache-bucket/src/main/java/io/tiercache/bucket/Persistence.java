@@ -144,7 +144,11 @@ final class Persistence {
     try {
       loaded = Checkpoint.read(path, geometry);
     } catch (Checkpoint.Unusable e) {
-      LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
+      if (!exists()) { // the first start with this path: normal
+        LOG.info("{}: cold start, no checkpoint at {} yet", tier, path);
+      } else {
+        LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
+      }
       return 0;
     }
     Map<Integer, Integer> deserializers = remapDeserializers(loaded.deserializers);
@@ -239,6 +243,15 @@ final class Persistence {
       }
     }
     return out;
+  }
+
+  /** Bytes of the checkpoint file, or -1 if there is none. */
+  long fileBytes() {
+    try {
+      return Files.size(path);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   /**

@@ -4,9 +4,21 @@
 package io.tiercache.combined;
 
 import io.tiercache.bucket.BucketTier;
+import io.tiercache.bucket.BucketTierMetrics;
+import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.metrics.StatsLog;
+import io.tiercache.core.metrics.TableStats;
+import io.tiercache.core.metrics.TierCacheSource;
+import io.tiercache.core.metrics.TierMetrics;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +45,78 @@ import org.slf4j.LoggerFactory;
 public final class ExternalL2Cache extends ForwardingBlockCache implements CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(ExternalL2Cache.class);
 
+  private final TableStats tables;
+  private final TierCacheSource metrics;
+  private final StatsLog statsLog;
+  private final AtomicBoolean shutdown = new AtomicBoolean();
+
   /** Builds the L2 from the {@code hbase.bucketcache.*} keys; called by HBase by reflection. */
   public ExternalL2Cache(Configuration conf) {
     super(new BucketTier(conf));
-    LOG.warn("TierCache ACTIVE as HBase's external L2 block cache (hbase.blockcache.use.external):"
+    this.tables = new TableStats(CacheSettings.METRICS_TABLES_MAX.get(conf), 1 << 16);
+    List<TierMetrics> tiers = List.of(new BucketTierMetrics(tier()));
+    this.metrics = TierCacheSource.registerOrWarn(tiers, tables,
+        () -> tier().getRegionCachedInfo().orElse(Map.of()),
+        Map.of("mode", "external", "l2Engine", tier().engineDescription()));
+    this.statsLog = StatsLog.start(tier().name(), tiers,
+        CacheSettings.STATS_LOG_INTERVAL.get(conf));
+    LOG.info("TierCache ACTIVE as HBase's external L2 block cache (hbase.blockcache.use.external):"
         + " {} of {} bytes under HBase's own L1 (InclusiveCombinedBlockCache)", name(),
         getMaxSize());
+  }
+
+  /** Counts the lookup for its table ({@code table_*} metrics), as the combined cache does. */
+  @Override
+  public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    Cacheable block = super.getBlock(key, caching, repeat, updateCacheMetrics);
+    if (updateCacheMetrics) {
+      tables.lookup(key, block != null);
+    }
+    return block;
+  }
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
+      boolean waitWhenCache) {
+    tables.cached(key);
+    super.cacheBlock(key, buf, inMemory, waitWhenCache);
+  }
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+    tables.cached(key);
+    super.cacheBlock(key, buf, inMemory);
+  }
+
+  @Override
+  public void cacheBlock(BlockCacheKey key, Cacheable buf) {
+    tables.cached(key);
+    super.cacheBlock(key, buf);
+  }
+
+  @Override
+  public int evictBlocksByHfileName(String hfileName) {
+    int n = super.evictBlocksByHfileName(hfileName);
+    tables.forgetFile(hfileName);
+    return n;
+  }
+
+  /** Unregisters the metrics (once) and shuts the tier down. */
+  @Override
+  public void shutdown() {
+    if (shutdown.compareAndSet(false, true)) {
+      statsLog.stop();
+      if (metrics != null) {
+        metrics.unregister();
+      }
+    }
+    super.shutdown();
+  }
+
+  /** The registered metrics source ({@code docs/metrics.md}; {@code mode} is {@code external}). */
+  public Optional<TierCacheSource> metricsSource() {
+    return Optional.ofNullable(metrics);
   }
 
   /** The tier this forwards to. */

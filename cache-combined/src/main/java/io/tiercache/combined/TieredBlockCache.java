@@ -4,12 +4,20 @@
 package io.tiercache.combined;
 
 import io.tiercache.bucket.BucketTier;
+import io.tiercache.bucket.BucketTierMetrics;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
+
+import io.tiercache.core.metrics.StatsLog;
+import io.tiercache.core.metrics.TableStats;
+import io.tiercache.core.metrics.TierCacheSource;
+import io.tiercache.core.metrics.TierMetrics;
 import io.tiercache.lru.LruTier;
+import io.tiercache.lru.LruTierMetrics;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -70,6 +78,8 @@ import org.slf4j.LoggerFactory;
  */
 public class TieredBlockCache extends CombinedBlockCache {
   private static final Logger LOG = LoggerFactory.getLogger(TieredBlockCache.class);
+  /** Files whose table the per-table counters remember before they start over. */
+  private static final int MAX_TRACKED_FILES = 1 << 16;
 
   private final LruTier l1;
   private final BucketTier l2;
@@ -87,6 +97,10 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final AtomicLong copyHitsAtBatch = new AtomicLong();
   private final AtomicLong l1RejectedAtBatch = new AtomicLong();
 
+  private final TableStats tables;
+  private final TierCacheSource metrics; // null for a cache built in code, or if it failed
+  private final StatsLog statsLog; // null for a cache built in code
+
   /**
    * Builds the L1 and the L2 from {@code conf}, the way HBase builds its own combined cache: the
    * L1 from {@code hfile.block.cache.size} (or {@code hfile.block.cache.memory.size}) and the
@@ -97,7 +111,7 @@ public class TieredBlockCache extends CombinedBlockCache {
    */
   public TieredBlockCache(Configuration conf) {
     this(Tiers.build(conf), TieringMode.from(conf),
-        CacheSettings.COMBINED_PROMOTE_HITS.get(conf));
+        CacheSettings.COMBINED_PROMOTE_HITS.get(conf), conf);
   }
 
   /**
@@ -107,10 +121,17 @@ public class TieredBlockCache extends CombinedBlockCache {
    * @param promoteMinHits L2 hits before a data block moves up (exclusive and inclusive mode)
    */
   public TieredBlockCache(LruTier l1, BucketTier l2, TieringMode mode, int promoteMinHits) {
-    this(new Tiers(l1, l2), mode, CacheSettings.COMBINED_PROMOTE_HITS.check(promoteMinHits));
+    this(new Tiers(l1, l2), mode, CacheSettings.COMBINED_PROMOTE_HITS.check(promoteMinHits),
+        null);
   }
 
-  private TieredBlockCache(Tiers tiers, TieringMode mode, int promoteMinHits) {
+  /**
+   * With {@code conf} (the cache a RegionServer builds), registers the metrics source and
+   * starts the stats line ({@code tiercache.metrics.*}); a cache built in code has neither
+   * (its per-table counters still run, for {@link #tableStats()}).
+   */
+  private TieredBlockCache(Tiers tiers, TieringMode mode, int promoteMinHits,
+      Configuration conf) {
     super(tiers.l1, tiers.l2);
     this.l1 = tiers.l1;
     this.l2 = tiers.l2;
@@ -123,9 +144,33 @@ public class TieredBlockCache extends CombinedBlockCache {
     } else if (mode == TieringMode.HOT) {
       l1.setVictimCache(new Demotion(l2, true));
     }
+    this.tables = new TableStats(
+        conf == null ? CacheSettings.METRICS_TABLES_MAX.defaultValue()
+            : CacheSettings.METRICS_TABLES_MAX.get(conf), MAX_TRACKED_FILES);
+    List<TierMetrics> tierMetrics = List.of(new LruTierMetrics(l1), new BucketTierMetrics(l2));
+    if (conf == null) {
+      this.metrics = null;
+      this.statsLog = null;
+    } else {
+      int interval = CacheSettings.STATS_LOG_INTERVAL.get(conf);
+      this.metrics = TierCacheSource.registerOrWarn(tierMetrics, tables,
+          () -> getRegionCachedInfo().orElse(Map.of()),
+          Map.of("mode", mode.key(), "l2Engine", l2.engineDescription()));
+      this.statsLog = StatsLog.start("combined", tierMetrics, interval);
+    }
     LOG.info("TierCache combined cache active: mode={} (tiercache.combined.mode), L1 {} of {} "
         + "bytes, L2 {} of {} bytes", mode.key(), l1.name(), l1.getMaxSize(), l2.name(),
         l2.getMaxSize());
+  }
+
+  /** Per-table lookups, hits and the region-to-table map behind the table_ metrics. */
+  public TableStats tableStats() {
+    return tables;
+  }
+
+  /** The registered metrics source, if this cache was built from a configuration. */
+  public Optional<TierCacheSource> metricsSource() {
+    return Optional.ofNullable(metrics);
   }
 
   /** The on-heap L1. */
@@ -146,6 +191,7 @@ public class TieredBlockCache extends CombinedBlockCache {
   @Override
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
       boolean waitWhenCache) {
+    tables.cached(key);
     switch (mode) {
       case EXCLUSIVE:
         l1.cacheBlock(key, buf, inMemory);
@@ -161,6 +207,15 @@ public class TieredBlockCache extends CombinedBlockCache {
 
   @Override
   public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
+      boolean updateCacheMetrics) {
+    Cacheable block = lookup(key, caching, repeat, updateCacheMetrics);
+    if (updateCacheMetrics) {
+      tables.lookup(key, block != null);
+    }
+    return block;
+  }
+
+  private Cacheable lookup(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
     if (mode == TieringMode.HBASE) {
       return super.getBlock(key, caching, repeat, updateCacheMetrics);
@@ -299,6 +354,14 @@ public class TieredBlockCache extends CombinedBlockCache {
    * Bytes of cached blocks per region: the L2's, as HBase's combined cache reports, plus in
    * {@code exclusive} mode the L1's (there a hot data block lives in the L1 only).
    */
+  /** Evicts the file's blocks from both tiers and forgets the file's table entry. */
+  @Override
+  public int evictBlocksByHfileName(String hfileName) {
+    int n = super.evictBlocksByHfileName(hfileName);
+    tables.forgetFile(hfileName);
+    return n;
+  }
+
   @Override
   public Optional<Map<String, Long>> getRegionCachedInfo() {
     Map<String, Long> l2Bytes = l2.getRegionCachedInfo().orElse(Map.of());
@@ -380,6 +443,16 @@ public class TieredBlockCache extends CombinedBlockCache {
       return;
     }
     LOG.info("TierCache combined cache shutting down: {}", this);
+    try {
+      if (statsLog != null) {
+        statsLog.stop();
+      }
+      if (metrics != null) {
+        metrics.unregister();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("TierCache combined cache: unregistering its metrics failed", e);
+    }
     try {
       l1.shutdown();
     } finally {

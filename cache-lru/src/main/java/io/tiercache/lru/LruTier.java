@@ -8,6 +8,7 @@ import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.file.Keys;
+import io.tiercache.core.log.LogLimit;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -97,6 +98,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private final FileRegistry files = new FileRegistry();
   private final AtomicLong unexpectedFailures = new AtomicLong();
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
+  private final LogLimit refusedLog = new LogLimit(LogLimit.MINUTE);
   private final TierStats stats;
   private final Policy policy; // guarded by evictionLock
   /** {@code policy::onAccess}, made once: a drain allocates nothing. */
@@ -257,9 +259,11 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       return;
     }
     if (buf.heapSize() > config.maxBlockSize) {
-      if (stats.failInsert() % 50 == 1) {
-        LOG.warn("{}: refused block {} of {} bytes, over {} ({} refused so far)", name, key,
-            buf.heapSize(), CacheSettings.L1_MAX_BLOCK_SIZE.key(), stats.getFailedInserts());
+      stats.failInsert();
+      if (refusedLog.admit(System.nanoTime()) >= 0) {
+        LOG.warn("{}: refused block {} of {} bytes, over {} ({} refused so far; at most one "
+            + "line a minute)", name, key, buf.heapSize(), CacheSettings.L1_MAX_BLOCK_SIZE.key(),
+            stats.getFailedInserts());
       }
       return;
     }

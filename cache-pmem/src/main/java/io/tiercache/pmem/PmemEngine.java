@@ -103,7 +103,7 @@ final class PmemEngine implements Engine {
       fresh = true;
     } else if (length != layout.poolSize) {
       refuseForeign(path, length);
-      LOG.warn("pmem: re-formatting pool {}: it is {} bytes, {} needs {}; its cached blocks "
+      LOG.info("pmem: re-formatting pool {}: it is {} bytes, {} needs {}; its cached blocks "
           + "are dropped", path, length, layout, layout.poolSize);
       PoolFile.recreate(path, layout.poolSize);
       fresh = true;
@@ -114,7 +114,7 @@ final class PmemEngine implements Engine {
       String mismatch = layout.mismatch(region);
       if (mismatch != null) {
         if (!fresh) {
-          LOG.warn("pmem: re-formatting pool {}: it holds {}; its cached blocks are dropped",
+          LOG.info("pmem: re-formatting pool {}: it holds {}; its cached blocks are dropped",
               path, mismatch);
         }
         PoolIndex.format(region, layout, !fresh);

@@ -30,6 +30,21 @@ public final class Occupancy {
     this.slots = slots;
   }
 
+  /** Bytes of one slab. */
+  public int slabSize() {
+    return slabSize;
+  }
+
+  /** Size classes (indexes 0 to count - 1). */
+  public int classCount() {
+    return slabs.length;
+  }
+
+  /** Slot size of a size class, in bytes. */
+  public int classSize(int sizeClass) {
+    return classes.size(sizeClass);
+  }
+
   public int totalSlabs() {
     return totalSlabs;
   }

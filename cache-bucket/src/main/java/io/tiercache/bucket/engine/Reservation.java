@@ -71,7 +71,8 @@ public final class Reservation {
     Path tmp = temporary(path);
     Files.deleteIfExists(tmp); // left by a reservation a crash interrupted
     if (existing != null) {
-      LOG.warn("{}: {} is {} bytes, {} are needed: a cold start, the file is created anew",
+      // The size setting changed since the file was made: expected, so not a warning.
+      LOG.info("{}: {} is {} bytes, {} are needed: a cold start, the file is created anew",
           key, path, existing.size(), size);
       Files.delete(path);
     }

@@ -233,6 +233,83 @@ public final class BlockIndex {
     }
   }
 
+  /**
+   * A weakly consistent walk over the entries that holds at most {@code batch} of them on the
+   * heap: each segment is read {@code batch} table positions at a time under its read lock,
+   * and the lock is released between batches. An entry moved by a concurrent removal (backward
+   * shift) may be seen twice or missed; every entry present throughout the walk is seen. For the
+   * web UI's block list, which must not copy the whole index.
+   */
+  public Cursor cursor(int batch) {
+    return new Cursor(Math.max(1, batch));
+  }
+
+  /** See {@link #cursor}. Used by one thread. */
+  public final class Cursor {
+    private final int[] files;
+    private final long[] offsets;
+    private final long[] handles;
+    private int segment;
+    private int position; // next table position to read in the segment
+    private int filled;
+    private int at = -1;
+
+    private Cursor(int batch) {
+      files = new int[batch];
+      offsets = new long[batch];
+      handles = new long[batch];
+    }
+
+    /** Moves to the next entry; false when the walk is over. */
+    public boolean next() {
+      while (++at >= filled) {
+        if (segment == SEGMENTS) {
+          return false;
+        }
+        fill();
+      }
+      return true;
+    }
+
+    private void fill() {
+      at = -1; // next() moves to 0
+      filled = 0;
+      Segment seg = segments[segment];
+      long stamp = seg.lock.readLock();
+      try {
+        int end = Math.min(seg.entries, position + files.length);
+        for (int i = position; i < end; i++) {
+          int file = seg.table.getInt(i * ENTRY);
+          if (file != 0) {
+            files[filled] = file - 1;
+            offsets[filled] = seg.table.getLong(i * ENTRY + 8);
+            handles[filled] = seg.table.getLong(i * ENTRY + 16);
+            filled++;
+          }
+        }
+        position = end;
+        if (end == seg.entries) {
+          segment++;
+          position = 0;
+        }
+      } finally {
+        seg.lock.unlockRead(stamp);
+      }
+    }
+
+    public int fileId() {
+      return files[at];
+    }
+
+    public long offset() {
+      return offsets[at];
+    }
+
+    public long handle() {
+      return handles[at];
+    }
+  }
+
   /** Receives index entries. */
   @FunctionalInterface
   public interface EntryVisitor {

@@ -192,6 +192,18 @@ public final class CacheSettings {
           + "always admitted. `all`: every block is written (no sketch is fed). Changeable at "
           + "run time (`onConfigurationChange`)."));
 
+  /** Seconds between the periodic INFO stats lines (one per tier). */
+  public static final Setting<Integer> STATS_LOG_INTERVAL = define(Setting.integer(
+      "tiercache.metrics.log.interval", 300, 0, 86_400, "seconds",
+      "Seconds between the INFO stats lines of the combined cache, one per tier, with counters "
+          + "since the previous line (as HBase's caches log every 5 minutes); 0 logs none."));
+
+  /** Tables with their own per-table metrics. */
+  public static final Setting<Integer> METRICS_TABLES_MAX = define(Setting.integer(
+      "tiercache.metrics.tables.max", 100, 0, 10_000, "tables",
+      "Tables that get their own table_ metrics (cached bytes, hits, requests, hit ratio); "
+          + "lookups of further tables count under the table `_other`."));
+
   /** Size of one slab. */
   public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(
       "tiercache.bucket.slab.size", "bytes", 4L << 20,

@@ -57,6 +57,29 @@ public final class Keys {
     return new BlockCacheKey(parent, key.getOffset(), key.isPrimary(), key.getBlockType());
   }
 
+  /**
+   * The table of the file {@code key} names, as {@code namespace_qualifier} (a metric name's
+   * part), or null if the key does not say (HBase 3.0 keys carry no path). Allocates: call it
+   * once per file, not per lookup.
+   */
+  public static String tableOf(BlockCacheKey key) {
+    try {
+      if (FILE_PATH == null) {
+        return null;
+      }
+      Path file = (Path) FILE_PATH.invokeExact(key);
+      Path family = file == null ? null : file.getParent();
+      Path region = family == null ? null : family.getParent();
+      Path table = region == null ? null : region.getParent();
+      Path namespace = table == null ? null : table.getParent();
+      return namespace == null ? null : namespace.getName() + "_" + table.getName();
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      return null;
+    }
+  }
+
   /** The region of a store file's path, {@code .../<region>/<family>/<file>}, or null. */
   public static String regionOfFile(Path file) {
     Path family = file.getParent();

@@ -1,0 +1,69 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import io.tiercache.bucket.alloc.Occupancy;
+import io.tiercache.core.metrics.Metrics;
+import io.tiercache.core.metrics.MetricsOut;
+import io.tiercache.core.metrics.TierMetrics;
+
+/**
+ * The L2's metrics ({@code l2_*} in {@code docs/metrics.md}): every tier's, plus occupancy and
+ * waste per size class, the write queue, drops, checksum failures, I/O errors and the disabled
+ * state, checkpoints and the restore. A snapshot takes the allocator's lock once (for the
+ * occupancy, as {@link BucketTier#occupancy()} does); nothing here runs on the hot path.
+ */
+public final class BucketTierMetrics implements TierMetrics {
+  private final BucketTier tier;
+
+  public BucketTierMetrics(BucketTier tier) {
+    this.tier = tier;
+  }
+
+  @Override
+  public String prefix() {
+    return "l2";
+  }
+
+  @Override
+  public void snapshot(MetricsOut out) {
+    TierMetrics.common(tier, "l2", out);
+    out.add(Metrics.UNEXPECTED, tier.unexpectedFailures(), "l2");
+    Occupancy o = tier.occupancy();
+    out.add(Metrics.SLABS, o.totalSlabs());
+    out.add(Metrics.FREE_SLABS, o.freeSlabs());
+    out.add(Metrics.UTILISATION, o.utilisation());
+    long held = (long) (o.totalSlabs() - o.freeSlabs()) * o.slabSize();
+    out.add(Metrics.WASTE, Math.max(0, held - tier.getCurrentSize()));
+    out.add(Metrics.QUEUE_DEPTH, tier.writeQueueDepth());
+    out.add(Metrics.QUEUE_DROPS, tier.fullQueueDrops());
+    out.add(Metrics.CHECKSUM_FAILURES, tier.checksumFailures());
+    out.add(Metrics.IO_ERRORS, tier.ioErrors());
+    out.add(Metrics.DISABLED, tier.isDisabled() ? 1 : 0);
+    out.add(Metrics.COLD_FILE_EVICTIONS, tier.coldFileEvictions());
+    long[] checkpoint = tier.checkpointStatus();
+    out.add(Metrics.CHECKPOINT_AGE, checkpoint[0]);
+    out.add(Metrics.CHECKPOINT_DURATION, checkpoint[1]);
+    out.add(Metrics.CHECKPOINT_BYTES, checkpoint[2]);
+    out.add(Metrics.CHECKPOINT_FAILURES, checkpoint[3]);
+    out.add(Metrics.RESTORING, tier.isRestored() ? 0 : 1);
+    out.add(Metrics.RESTORE_DURATION, tier.restoreDurationMs());
+    out.add(Metrics.RESTORE_DROPS, tier.insertsDroppedWhileRestoring());
+    for (int c = 0; c < o.classCount(); c++) {
+      if (o.slabs(c) == 0) {
+        continue; // a class holding no slab has nothing to show (HBase's 14 by default)
+      }
+      String size = Integer.toString(o.classSize(c));
+      out.add(Metrics.CLASS_SLABS, o.slabs(c), size);
+      out.add(Metrics.CLASS_USED, o.usedSlots(c), size);
+      out.add(Metrics.CLASS_FREE, o.slots(c) - o.usedSlots(c), size);
+    }
+  }
+
+  /** Occupancy and fragmentation per size class, as BucketCache's stats line adds them. */
+  @Override
+  public String detail() {
+    return tier.engineDescription() + "; " + tier.occupancy();
+  }
+}

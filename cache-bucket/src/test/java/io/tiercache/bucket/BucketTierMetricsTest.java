@@ -1,0 +1,67 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.core.contract.TestBlocks;
+import io.tiercache.core.metrics.MetricsOut;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The L2's own metrics ({@link BucketTierMetrics}): checkpoints, restore, size classes. */
+class BucketTierMetricsTest {
+  private static final long MB = 1 << 20;
+
+  @TempDir
+  Path dir;
+
+  private BucketTier open() {
+    BucketTier t = BucketTier.builder().ioEngine("file:" + dir.resolve("c.cache"))
+        .capacity(8 * MB).slabSize(MB).persistentPath(dir.resolve("index.ckpt").toString())
+        .persistIntervalMs(3_600_000).build();
+    assertTrue(t.waitForCacheInitialization(60_000));
+    return t;
+  }
+
+  private static Map<String, Number> snapshot(BucketTier t) {
+    MetricsOut.Recorder r = new MetricsOut.Recorder();
+    new BucketTierMetrics(t).snapshot(r);
+    return r.values();
+  }
+
+  @Test
+  void checkpointMetrics_areUnsetUntilOneIsWritten_thenGiveItsBytesDurationAndAge()
+      throws Exception {
+    BucketTier t = open();
+    try {
+      assertEquals(-1L, snapshot(t).get("l2_checkpointAge"));
+      assertEquals(-1L, snapshot(t).get("l2_checkpointBytes"));
+      for (int i = 0; i < 10; i++) {
+        t.cacheBlock(TestBlocks.key("f", i * 10_000L, BlockType.DATA),
+            TestBlocks.heap("f", i * 10_000L, 8_000, BlockType.DATA), false, true);
+      }
+      assertTrue(t.checkpoint());
+      Map<String, Number> v = snapshot(t);
+      assertEquals(Files.size(dir.resolve("index.ckpt")), v.get("l2_checkpointBytes"));
+      assertTrue(v.get("l2_checkpointDuration").longValue() >= 0, v.toString());
+      assertTrue(v.get("l2_checkpointAge").longValue() >= 0, v.toString());
+      assertEquals(0L, v.get("l2_checkpointFailuresInARow"));
+      assertEquals(0L, v.get("l2_restoring"));
+      assertTrue(v.get("l2_restoreDuration").longValue() >= 0);
+      assertEquals(10L, v.get("l2_class_9216_usedSlots"), "8000-byte blocks in 9K slots");
+      assertEquals(10L, v.get("l2_blockCount"));
+      long held = (v.get("l2_slabs").longValue() - v.get("l2_freeSlabs").longValue()) * MB;
+      assertEquals(held - v.get("l2_size").longValue(), v.get("l2_wasteBytes"));
+      assertEquals(0L, v.get("l2_disabled"));
+    } finally {
+      t.shutdown();
+    }
+  }
+}
