@@ -76,18 +76,22 @@ final class PromotionFilter {
 
   /**
    * Hot mode's feedback, once per batch of copies: the last {@code copied} copies into the L1
-   * were followed by {@code l1Hits} L1 hits on data blocks, and the L1's admission threw
-   * {@code rejected} copies away again. A copy costs a 64 KB heap copy and pays back only through
-   * L1 hits, so while the copies earn less than one hit each, or more than half of them are
-   * thrown away, a block needs one more L2 hit before it is copied; once they earn more than two
-   * and fewer than a quarter are thrown away, one less, down to
-   * {@code tiercache.combined.promote.min.hits}.
+   * were followed by {@code l1Hits} L1 hits on data blocks, the L1's admission threw
+   * {@code rejected} copies away again, and {@code metaDemoted} index or bloom blocks were pushed
+   * out of the L1 into the L2. A copy costs a 64 KB heap copy and pays back only through L1 hits,
+   * and it must not cost the L1 its index and bloom blocks (HBase's placement keeps the L1 for
+   * them): after a batch in which index or bloom blocks were pushed out the bar rises by four;
+   * while copies earn less than one hit each, or more than half of them are thrown away, by one;
+   * once they earn more than two and fewer than a quarter are thrown away, it falls by one, down
+   * to {@code tiercache.combined.promote.min.hits}.
    */
-  void feedback(long copied, long l1Hits, long rejected) {
+  void feedback(long copied, long l1Hits, long rejected, long metaDemoted) {
     if (copied <= 0) {
       return;
     }
-    if ((l1Hits < copied || 2 * rejected > copied) && minHits + raise < MAX_COUNT) {
+    if (metaDemoted > 0) {
+      raise = Math.min(MAX_COUNT - minHits, raise + 4);
+    } else if ((l1Hits < copied || 2 * rejected > copied) && minHits + raise < MAX_COUNT) {
       raise++;
     } else if (l1Hits > 2 * copied && 4 * rejected < copied && raise > 0) {
       raise--;

@@ -96,6 +96,9 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final LongAdder copyHits = new LongAdder();
   private final AtomicLong copyHitsAtBatch = new AtomicLong();
   private final AtomicLong l1RejectedAtBatch = new AtomicLong();
+  /** Hot mode: index and bloom blocks the L1 pushed out into the L2, at the last batch too. */
+  private final LongAdder metaDemotions = new LongAdder();
+  private final AtomicLong metaDemotedAtBatch = new AtomicLong();
 
   private final TableStats tables;
   private final TierCacheSource metrics; // null for a cache built in code, or if it failed
@@ -140,9 +143,9 @@ public class TieredBlockCache extends CombinedBlockCache {
     this.promoteMinHits = promoteMinHits;
     this.split = mode == TieringMode.EXCLUSIVE ? new SplitResidency(l1, l2) : null;
     if (mode == TieringMode.EXCLUSIVE) {
-      l1.setVictimCache(new Demotion(l2, false));
+      l1.setVictimCache(new Demotion(l2, false, metaDemotions));
     } else if (mode == TieringMode.HOT) {
-      l1.setVictimCache(new Demotion(l2, true));
+      l1.setVictimCache(new Demotion(l2, true, metaDemotions));
     }
     this.tables = new TableStats(
         conf == null ? CacheSettings.METRICS_TABLES_MAX.defaultValue()
@@ -242,7 +245,8 @@ public class TieredBlockCache extends CombinedBlockCache {
    * bloom: the L1; data: the L2). An L2 hit on a data block that passes the promotion rule is
    * then copied into the L1 (copied, not moved: the L1 may drop it again at no cost). Unlike
    * {@link CombinedBlockCache#getBlock}, an index or bloom block found in the L2 (where hot mode
-   * demotes the L1's index and bloom victims) is an expected hit, not a warning, and moves back.
+   * demotes the L1's index and bloom victims) is an expected hit, not a warning; it stays in the
+   * L2 (served zero-copy from there) until it is missed and cached anew.
    */
   private Cacheable getHot(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
@@ -266,15 +270,12 @@ public class TieredBlockCache extends CombinedBlockCache {
         stats.miss(caching, key.isPrimary(), type);
       }
     }
-    if (block != null && caching && !repeat && !shutdown.get()
-        && promotion.recordHit(key, meta)) {
-      if (meta) {
-        promote(key, block); // moved back: the L1's demotion hook put it in the L2
-        l2.evictBlock(key);
-      } else {
-        l1.cacheBlock(key, block, false);
-        adaptCopies();
-      }
+    // An index or bloom block stays where the L1's demotion hook put it: moving it back would
+    // push another out, and on a meta set larger than the L1 every hit would move 64 KB twice.
+    if (block != null && !meta && caching && !repeat && !shutdown.get()
+        && promotion.recordHit(key, false)) {
+      l1.cacheBlock(key, block, false);
+      adaptCopies();
       promotions.increment();
     }
     return block;
@@ -292,8 +293,10 @@ public class TieredBlockCache extends CombinedBlockCache {
     }
     long hits = copyHits.sum();
     long rejected = l1.getStats().admissionRejected();
+    long demoted = metaDemotions.sum();
     promotion.feedback(COPY_BATCH, hits - copyHitsAtBatch.getAndSet(hits),
-        rejected - l1RejectedAtBatch.getAndSet(rejected));
+        rejected - l1RejectedAtBatch.getAndSet(rejected),
+        demoted - metaDemotedAtBatch.getAndSet(demoted));
   }
 
   /** L2 hits copied or moved into the L1 since start. */
@@ -542,11 +545,13 @@ public class TieredBlockCache extends CombinedBlockCache {
   private static final class Demotion extends ForwardingBlockCache {
     private final BucketTier l2;
     private final boolean metaOnly;
+    private final LongAdder metaDemotions;
 
-    Demotion(BucketTier l2, boolean metaOnly) {
+    Demotion(BucketTier l2, boolean metaOnly, LongAdder metaDemotions) {
       super(l2);
       this.l2 = l2;
       this.metaOnly = metaOnly;
+      this.metaDemotions = metaDemotions;
     }
 
     /**
@@ -559,6 +564,7 @@ public class TieredBlockCache extends CombinedBlockCache {
       if (!metaOnly) {
         l2.cacheDemoted(key, buf, inMemory);
       } else if (isMetaBlock(buf.getBlockType())) {
+        metaDemotions.increment();
         super.cacheBlock(key, buf, inMemory);
       }
     }

@@ -63,6 +63,7 @@ class HBaseCacheTestUtilsTest {
         c = LruTier.builder().maxSize(L1).blockSizeHint(BLOCK).build();
         break;
       case "hbase":
+      case "hot":
       case "exclusive":
       case "inclusive":
         c = new TieredBlockCache(LruTier.builder().maxSize(L1).blockSizeHint(BLOCK).build(),
@@ -96,7 +97,7 @@ class HBaseCacheTestUtilsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"l1", "offheap", "file", "files", "mmap", "pmem", "hbase",
-      "exclusive", "inclusive"})
+      "hot", "exclusive", "inclusive"})
   void hbaseCacheMultiThreaded_passes(String subject) throws Exception {
     for (int run = 0; run < RUNS; run++) {
       CacheTestUtils.testCacheMultiThreaded(open(subject, run), 80, 4, 20_000, 0.80);
@@ -105,7 +106,7 @@ class HBaseCacheTestUtilsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"l1", "offheap", "file", "files", "mmap", "pmem", "hbase",
-      "exclusive", "inclusive"})
+      "hot", "exclusive", "inclusive"})
   void hbaseHammerSingleKey_passes(String subject) throws Exception {
     for (int run = 0; run < RUNS; run++) {
       CacheTestUtils.hammerSingleKey(open(subject, run), 4, 10);
@@ -114,7 +115,7 @@ class HBaseCacheTestUtilsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"l1", "offheap", "file", "files", "mmap", "pmem", "hbase",
-      "exclusive", "inclusive"})
+      "hot", "exclusive", "inclusive"})
   void hbaseHeapSizeChanges_andJson_pass(String subject) throws Exception {
     for (int run = 0; run < RUNS; run++) {
       BlockCache c = open(subject, run);

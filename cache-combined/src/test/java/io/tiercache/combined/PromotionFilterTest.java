@@ -28,32 +28,43 @@ class PromotionFilterTest {
   void feedbackRaisesTheBarWhileCopiesEarnLessThanAHitAndLowersItBack() {
     PromotionFilter filter = new PromotionFilter(2, 1024);
     assertEquals(2, filter.bar());
-    filter.feedback(512, 100, 0); // a fifth of a hit per copy
-    filter.feedback(512, 511, 0);
+    filter.feedback(512, 100, 0, 0); // a fifth of a hit per copy
+    filter.feedback(512, 511, 0, 0);
     assertEquals(4, filter.bar());
-    filter.feedback(512, 700, 0); // between one and two hits per copy: keep
+    filter.feedback(512, 700, 0, 0); // between one and two hits per copy: keep
     assertEquals(4, filter.bar());
     BlockCacheKey data = key("f", 0, BlockType.DATA);
     for (int i = 1; i < 4; i++) {
       assertFalse(filter.recordHit(data, false), "hit " + i + " is below the raised bar");
     }
     assertTrue(filter.recordHit(data, false));
-    filter.feedback(512, 5000, 300); // pays, but more than half thrown away: raise
+    filter.feedback(512, 5000, 300, 0); // pays, but more than half thrown away: raise
     assertEquals(5, filter.bar());
-    filter.feedback(512, 5000, 200); // pays, a quarter to a half thrown away: keep
+    filter.feedback(512, 5000, 200, 0); // pays, a quarter to a half thrown away: keep
     assertEquals(5, filter.bar());
-    filter.feedback(512, 1100, 0);
-    filter.feedback(512, 5000, 0);
-    filter.feedback(512, 5000, 0);
-    filter.feedback(512, 5000, 0);
+    filter.feedback(512, 1100, 0, 0);
+    filter.feedback(512, 5000, 0, 0);
+    filter.feedback(512, 5000, 0, 0);
+    filter.feedback(512, 5000, 0, 0);
     assertEquals(2, filter.bar(), "never below the setting");
+  }
+
+  @Test
+  void indexBlocksPushedOutOfTheL1RaiseTheBarByFour() {
+    PromotionFilter filter = new PromotionFilter(2, 1024);
+    filter.feedback(512, 5000, 0, 1); // copies pay, but one index block went to the L2
+    assertEquals(6, filter.bar());
+    filter.feedback(512, 5000, 0, 30);
+    filter.feedback(512, 5000, 0, 30);
+    filter.feedback(512, 5000, 0, 30);
+    assertEquals(15, filter.bar());
   }
 
   @Test
   void theBarNeverPassesTheSketchsCeiling() {
     PromotionFilter filter = new PromotionFilter(14, 1024);
     for (int i = 0; i < 10; i++) {
-      filter.feedback(512, 0, 0);
+      filter.feedback(512, 0, 0, 0);
     }
     assertEquals(15, filter.bar());
   }
