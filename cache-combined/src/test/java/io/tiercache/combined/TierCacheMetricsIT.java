@@ -189,7 +189,7 @@ class TierCacheMetricsIT {
     assertTrue(attribute(name, "l2_blockCount") > 0);
     Waiter.waitFor(conf, WAIT_MS, () -> {
       try {
-        return "hbase".equals(JMX.getAttribute(name, "tag.mode"))
+        return "hot".equals(JMX.getAttribute(name, "tag.mode"))
             && "offheap".equals(JMX.getAttribute(name, "tag.l2Engine"));
       } catch (InstanceNotFoundException e) {
         return false; // being registered again, see attribute()

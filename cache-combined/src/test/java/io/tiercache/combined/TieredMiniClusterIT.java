@@ -127,7 +127,7 @@ class TieredMiniClusterIT {
     assertInstanceOf(TieredRegionServer.class, rs);
     BlockCache installed = rs.getBlockCache().orElseThrow();
     TieredBlockCache cache = assertInstanceOf(TieredBlockCache.class, installed);
-    assertEquals(TieringMode.HBASE, cache.mode());
+    assertEquals(TieringMode.HOT, cache.mode());
     checkClassesCameFromTheExpectedJar();
 
     long initialL1 = cache.l1().getMaxSize();

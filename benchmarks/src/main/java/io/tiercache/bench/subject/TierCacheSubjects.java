@@ -44,11 +44,12 @@ public final class TierCacheSubjects {
         spec -> new BucketTier(l2(spec).conf("hbase.bucketcache.ioengine",
             "pmem:" + spec.file("tier.pmem"))));
     s.add("tiercache", TIERCACHE,
-        "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (hbase mode)",
-        "hbase-combined", spec -> combined(spec, "hbase"));
-    s.add("tiercache-hot", TIERCACHE,
-        "TierCache combined, hot mode: hbase placement, frequent L2 data hits also copied to the L1",
+        "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (the default, "
+            + "hot mode)",
         "hbase-combined", spec -> combined(spec, "hot"));
+    s.add("tiercache-hbase", TIERCACHE,
+        "TierCache combined, hbase mode: HBase's placement (index/bloom in the L1, data in the L2)",
+        "hbase-combined", spec -> combined(spec, "hbase"));
     s.add("tiercache-exclusive", TIERCACHE,
         "TierCache combined, exclusive mode: L1 victims move to the L2, repeated L2 hits move up",
         "hbase-combined", spec -> combined(spec, "exclusive"));

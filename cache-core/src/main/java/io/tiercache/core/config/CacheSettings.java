@@ -226,11 +226,12 @@ public final class CacheSettings {
 
   /** How the combined cache shares blocks between its L1 and L2. */
   public static final Setting<String> COMBINED_MODE = define(Setting.text(
-      "tiercache.combined.mode", "hbase", "one of hbase, hot, exclusive, inclusive",
+      "tiercache.combined.mode", "hot", "one of hbase, hot, exclusive, inclusive",
       v -> v.equals("hbase") || v.equals("hot") || v.equals("exclusive")
           || v.equals("inclusive"),
       "`hbase`: index and bloom blocks in the L1, data blocks in the L2, with HBase's "
-          + "`CombinedBlockCache` hit accounting. `hot`: `hbase`'s placement and accounting, and "
+          + "`CombinedBlockCache` hit accounting. `hot` (the default): `hbase`'s placement and "
+          + "accounting, and "
           + "L2 hits on data blocks that pass the promotion rule are also copied into the L1 "
           + "(they stay in the L2); index and bloom blocks the L1 evicts move to the L2 instead "
           + "of being lost. `exclusive`: every block enters the L1; L1 "
