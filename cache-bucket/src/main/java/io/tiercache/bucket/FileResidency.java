@@ -3,13 +3,12 @@
  */
 package io.tiercache.bucket;
 
+import io.tiercache.core.file.CompleteFiles;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.file.Keys;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -39,26 +38,14 @@ import org.slf4j.LoggerFactory;
 final class FileResidency {
   private static final Logger LOG = LoggerFactory.getLogger(FileResidency.class);
 
-  /** A fully cached file: its region, its size in the HFile, its data blocks when completed. */
-  private static final class Complete {
-    final String region;
-    final long size;
-    final int dataBlocks;
-
-    Complete(String region, long size, int dataBlocks) {
-      this.region = region;
-      this.size = size;
-      this.dataBlocks = dataBlocks;
-    }
-  }
-
   private final String tier;
   private final FileRegistry files;
-  private final ConcurrentHashMap<String, Complete> complete = new ConcurrentHashMap<>();
+  private final CompleteFiles complete;
 
   FileResidency(String tier, FileRegistry files) {
     this.tier = tier;
     this.files = files;
+    this.complete = new CompleteFiles(files::dataBlocksOf);
   }
 
   /**
@@ -71,12 +58,8 @@ final class FileResidency {
     // Blocks restored from a checkpoint have no region until a key with the path names it: this
     // one does, so a warm restart reports the region's cached bytes once prefetch has run.
     files.setRegion(name, Keys.regionOfFile(file));
-    int held = files.dataBlocksOf(name);
-    if (held < dataBlocks && settle.getAsBoolean()) {
-      held = files.dataBlocksOf(name);
-    }
+    int held = complete.completed(file, dataBlocks, size, settle);
     if (held >= dataBlocks) {
-      complete.put(name, new Complete(Keys.regionOfFile(file), size, dataBlocks));
       LOG.debug("{}: {} is fully cached ({} data blocks)", tier, file, dataBlocks);
     } else {
       LOG.debug("{}: prefetch of {} done, but only {} of its {} data blocks are cached (full or "
@@ -86,26 +69,12 @@ final class FileResidency {
 
   /** Whether {@code file} is listed and still holds what it held when completed. */
   boolean isComplete(String file) {
-    Complete c = complete.get(file);
-    if (c == null) {
-      return false;
-    }
-    if (files.dataBlocksOf(file) >= c.dataBlocks) {
-      return true;
-    }
-    complete.remove(file, c);
-    return false;
+    return complete.isComplete(file);
   }
 
   /** File name to (region, size) of every file still fully cached. */
   Map<String, Pair<String, Long>> fullyCached() {
-    Map<String, Pair<String, Long>> out = new HashMap<>();
-    for (Map.Entry<String, Complete> e : complete.entrySet()) {
-      if (isComplete(e.getKey())) {
-        out.put(e.getKey(), new Pair<>(e.getValue().region, e.getValue().size));
-      }
-    }
-    return Collections.unmodifiableMap(out);
+    return complete.fullyCached();
   }
 
   /** Cached bytes per region's encoded name (regions with none are absent). */
@@ -115,7 +84,7 @@ final class FileResidency {
 
   /** Forgets {@code file} (its blocks were evicted on purpose). */
   void forget(String file) {
-    complete.remove(file);
+    complete.forget(file);
   }
 
   /**

@@ -4,12 +4,9 @@
 package io.tiercache.combined;
 
 import io.tiercache.bucket.BucketTier;
-import io.tiercache.core.file.Keys;
+import io.tiercache.core.file.CompleteFiles;
 import io.tiercache.lru.LruTier;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.util.Pair;
 
@@ -33,64 +30,27 @@ import org.apache.hadoop.hbase.util.Pair;
  * Any thread: the map is concurrent, and each tier's count is read under its registry's lock.
  */
 final class SplitResidency {
-  /** A fully cached file: its region, size, and data blocks when prefetch completed it. */
-  private static final class Complete {
-    final String region;
-    final long size;
-    final int dataBlocks;
-
-    Complete(String region, long size, int dataBlocks) {
-      this.region = region;
-      this.size = size;
-      this.dataBlocks = dataBlocks;
-    }
-  }
-
-  private final LruTier l1;
   private final BucketTier l2;
-  private final ConcurrentHashMap<String, Complete> complete = new ConcurrentHashMap<>();
+  private final CompleteFiles complete;
 
   SplitResidency(LruTier l1, BucketTier l2) {
-    this.l1 = l1;
     this.l2 = l2;
+    this.complete = new CompleteFiles(file -> l1.dataBlocksOf(file) + l2.dataBlocksOf(file));
   }
 
   /** Prefetch has read {@code file}, {@code dataBlocks} of whose blocks are data blocks. */
   void completed(Path file, int dataBlocks, long size) {
-    String name = file.getName();
-    if (held(name) < dataBlocks) {
-      l2.flush(10_000); // L1 victims still queued for the L2 are counted by neither tier
-    }
-    if (held(name) >= dataBlocks) {
-      complete.put(name, new Complete(Keys.regionOfFile(file), size, dataBlocks));
-    }
+    // L1 victims still queued for the L2 are counted by neither tier: wait for the L2's queue.
+    complete.completed(file, dataBlocks, size, () -> l2.flush(10_000));
   }
 
   /** Whether {@code file} is listed and the tiers still hold what they held when completed. */
   boolean isComplete(String file) {
-    Complete c = complete.get(file);
-    if (c == null) {
-      return false;
-    }
-    if (held(file) >= c.dataBlocks) {
-      return true;
-    }
-    complete.remove(file, c);
-    return false;
+    return complete.isComplete(file);
   }
 
   /** File name to (region, size) of every file still fully cached. */
   Map<String, Pair<String, Long>> fullyCached() {
-    Map<String, Pair<String, Long>> out = new HashMap<>();
-    for (Map.Entry<String, Complete> e : complete.entrySet()) {
-      if (isComplete(e.getKey())) {
-        out.put(e.getKey(), new Pair<>(e.getValue().region, e.getValue().size));
-      }
-    }
-    return Collections.unmodifiableMap(out);
-  }
-
-  private int held(String file) {
-    return l1.dataBlocksOf(file) + l2.dataBlocksOf(file);
+    return complete.fullyCached();
   }
 }
