@@ -52,6 +52,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * All methods take {@code lock}, except the slot-state operations ({@link #pin},
  * {@link #unpin}, record reads), which are lock free. Writers and evictors contend for the lock;
  * readers never take it, except to free a slot whose eviction they outlived.
+ *
+ * <p><b>Size.</b> Just past the style guide's 600 lines since the admission filter's victim
+ * look-ahead ({@link #admissionVictim}) joined it: that look-ahead must read the CLOCK hand and
+ * the slot frequencies under the same lock as eviction. Issue 15's per-block metadata layout
+ * moves the slot-record accessors out, which brings it back under.
  */
 public final class SlabAllocator {
   /** Slot flag: in-memory priority (index/bloom blocks, IN_MEMORY families). */
