@@ -78,14 +78,7 @@ class TierCacheMetricsIT {
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", 0);
     conf.set("hbase.regionserver.info.bindAddress", "127.0.0.1");
-    util.startMiniZKCluster();
-    util.startMiniDFSCluster(1);
-    util.createRootDir();
-    cluster = new LocalHBaseCluster(conf, 1, 1);
-    cluster.startup();
-    Waiter.waitFor(conf, WAIT_MS, () -> cluster.getActiveMaster() != null
-        && cluster.getActiveMaster().isInitialized()
-        && !cluster.getActiveMaster().getServerManager().getOnlineServersList().isEmpty());
+    cluster = MiniClusters.start(util, conf, WAIT_MS);
     connection = ConnectionFactory.createConnection(conf);
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(TableDescriptorBuilder.newBuilder(TABLE)

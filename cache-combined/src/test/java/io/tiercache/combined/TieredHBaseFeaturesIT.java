@@ -143,14 +143,7 @@ class TieredHBaseFeaturesIT {
     conf.setBoolean(LocalHBaseCluster.ASSIGN_RANDOM_PORTS, true);
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", -1);
-    util.startMiniZKCluster();
-    util.startMiniDFSCluster(1);
-    util.createRootDir();
-    cluster = new LocalHBaseCluster(conf, 1, 1);
-    cluster.startup();
-    Waiter.waitFor(conf, WAIT_MS, () -> cluster.getActiveMaster() != null
-        && cluster.getActiveMaster().isInitialized()
-        && !cluster.getActiveMaster().getServerManager().getOnlineServersList().isEmpty());
+    cluster = MiniClusters.start(util, conf, WAIT_MS);
     connection = ConnectionFactory.createConnection(conf);
     admin = connection.getAdmin();
     assertEquals(SLOW_PERSIST_MS, rs().getConfiguration()

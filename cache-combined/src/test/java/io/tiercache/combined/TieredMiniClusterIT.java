@@ -104,14 +104,7 @@ class TieredMiniClusterIT {
     conf.setBoolean(LocalHBaseCluster.ASSIGN_RANDOM_PORTS, true);
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", -1);
-    util.startMiniZKCluster();
-    util.startMiniDFSCluster(1);
-    util.createRootDir();
-    cluster = new LocalHBaseCluster(conf, 1, 1);
-    cluster.startup();
-    Waiter.waitFor(conf, 120_000, () -> cluster.getActiveMaster() != null
-        && cluster.getActiveMaster().isInitialized()
-        && !cluster.getActiveMaster().getServerManager().getOnlineServersList().isEmpty());
+    cluster = MiniClusters.start(util, conf, 120_000);
     connection = ConnectionFactory.createConnection(conf);
   }
 
