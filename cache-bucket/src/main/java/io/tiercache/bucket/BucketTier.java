@@ -1225,6 +1225,20 @@ public final class BucketTier implements CacheTier, HeapSize {
   }
 
   /**
+   * Persistence's writes this run: {@code {bytes written, checkpoints written}}; both 0 without
+   * checkpoints ({@code pmem:} keeps its index in the pool and writes no checkpoint).
+   */
+  public long[] persistWrites() {
+    Checkpoints c = checkpoints;
+    return c == null ? new long[] {0, 0} : new long[] {c.bytesWritten(), c.count()};
+  }
+
+  /** Slots CLOCK examined to find eviction victims, since the tier was built. */
+  public long evictionSlotsExamined() {
+    return slabs.clockSlotsExamined();
+  }
+
+  /**
    * The written blocks, for the RegionServer web UI: made one at a time, so walking the first N
    * costs O(N) heap, not O(cache) (see {@code BlockStore#iterator}).
    */

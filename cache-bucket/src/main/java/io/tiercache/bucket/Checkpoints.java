@@ -58,6 +58,8 @@ final class Checkpoints {
   private volatile long lastWrittenNanos;
   private volatile long lastDurationNanos = -1;
   private volatile long lastBytes = -1;
+  private volatile long bytesWritten; // written under this: every checkpoint's bytes, this run
+  private volatile long count; // written under this: checkpoints written this run
 
   /** Keeps the checkpoint of {@code persistence}; {@link #restore} and {@link #schedule} follow. */
   Checkpoints(String name, Persistence persistence, BlockStore store, int intervalMs,
@@ -175,6 +177,8 @@ final class Checkpoints {
     long end = System.nanoTime();
     lastDurationNanos = end - start;
     lastBytes = persistence.fileBytes();
+    bytesWritten += Math.max(0, lastBytes);
+    count++;
     lastWrittenNanos = end;
     return true;
   }
@@ -192,6 +196,16 @@ final class Checkpoints {
   /** Bytes of the last checkpoint file written this run, or -1. */
   long lastBytes() {
     return lastBytes;
+  }
+
+  /** Bytes of every checkpoint written this run (what persistence cost the disk). */
+  long bytesWritten() {
+    return bytesWritten;
+  }
+
+  /** Checkpoints written this run. */
+  long count() {
+    return count;
   }
 
   /** Checkpoint attempts that failed since the last one that worked. */

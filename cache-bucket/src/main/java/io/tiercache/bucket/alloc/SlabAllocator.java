@@ -79,6 +79,7 @@ public final class SlabAllocator {
   private volatile long usedSlotBytes; // written under lock
   private final boolean[] draining; // guarded by lock
   private int drainingCount; // guarded by lock: at most one slab drains at a time
+  private long clockSlotsExamined; // guarded by lock: slots CLOCK's hands visited (issue 15)
 
   /** What {@link #reclaim} tells the caller to do. */
   public static final class Reclaim {
@@ -418,6 +419,19 @@ public final class SlabAllocator {
     return Arrays.copyOf(out, n);
   }
 
+  /**
+   * Slots the CLOCK hands have visited since the allocator was built, over all classes: the
+   * eviction work, which divided by the evictions gives the work per insert of a full cache.
+   */
+  public long clockSlotsExamined() {
+    lock.lock();
+    try {
+      return clockSlotsExamined;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** CLOCK over class {@code c}: the next slot at frequency zero, unpinned first. */
   private long clock(int c) {
     List<Slab> own = byClass.get(c);
@@ -435,6 +449,7 @@ public final class SlabAllocator {
         continue;
       }
       int slot = s.clockHand++;
+      clockSlotsExamined++;
       int st = s.state(slot);
       if (!isPublished(st)) {
         continue; // free, evicted, or still its writer's
