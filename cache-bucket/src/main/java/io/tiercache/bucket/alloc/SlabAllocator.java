@@ -3,6 +3,7 @@
  */
 package io.tiercache.bucket.alloc;
 
+import io.tiercache.bucket.meta.BlockMeta;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,13 +60,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * moves the slot-record accessors out, which brings it back under.
  */
 public final class SlabAllocator {
-  /** Slot flag: in-memory priority (index/bloom blocks, IN_MEMORY families). */
-  public static final int F_IN_MEMORY = 1;
-  /** Slot flag: a data block. */
-  public static final int F_DATA = 2;
-  /** Slot flag: bytes checked against the checksum since they were written or loaded. */
-  public static final int F_VERIFIED = 4;
-
   private final SizeClasses classes;
   private final int slabSize;
   private final Slab[] slabs;
@@ -142,8 +136,8 @@ public final class SlabAllocator {
     return slabs.length;
   }
 
-  /** Engine offset of the slot {@code handle}. */
-  public long offsetOf(long handle) {
+  /** Engine address of the slot {@code handle} (where its bytes start in the engine). */
+  public long address(long handle) {
     Slab s = slabs[Handles.slab(handle)];
     return s.base + (long) Handles.slot(handle) * classes.size(s.sizeClass);
   }
@@ -524,13 +518,25 @@ public final class SlabAllocator {
     s.lastAccess = System.nanoTime();
   }
 
-  /** Fills the record of a slot the caller allocated, before publishing it in the index. */
-  public void describe(long handle, int fileId, long offset, int length, int checksum,
-      int flags, int deserializer, int type, int cachedAt) {
+  /**
+   * Fills the record of a slot the caller allocated (or claimed at restore) from {@code m},
+   * before publishing it in the index; the CLOCK frequency starts at
+   * {@link BlockMeta#initialFreq} whatever {@code m.freq} says.
+   */
+  public void describe(long handle, BlockMeta m) {
     Slab s = slabs[Handles.slab(handle)];
-    int freq = (flags & F_IN_MEMORY) != 0 ? 3 : 0;
-    s.write(Handles.slot(handle), fileId, offset, length, checksum, flags, deserializer, type,
-        cachedAt, freq);
+    int slot = Handles.slot(handle);
+    s.write(slot, m);
+    s.setFreq(slot, BlockMeta.initialFreq(m.flags));
+  }
+
+  /** Reads the record of slot {@code h} into {@code m}, with its handle and size class. */
+  public BlockMeta read(long h, BlockMeta m) {
+    Slab s = slabs[Handles.slab(h)];
+    s.read(Handles.slot(h), m);
+    m.handle = h;
+    m.sizeClass = s.sizeClass;
+    return m;
   }
 
   public int fileId(long h) {
@@ -538,7 +544,7 @@ public final class SlabAllocator {
   }
 
   public long blockOffset(long h) {
-    return slabs[Handles.slab(h)].offset(Handles.slot(h));
+    return slabs[Handles.slab(h)].blockOffset(Handles.slot(h));
   }
 
   public int length(long h) {

@@ -1,22 +1,22 @@
 /*
  * Licensed under the Apache License, Version 2.0 (see LICENSE).
  */
-package io.tiercache.bucket;
+package io.tiercache.bucket.write;
 
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 
 /**
- * A block {@link BucketTier#cacheBlock} accepted and not yet in a slot. Immutable; holds one
+ * A block the L2's {@code cacheBlock} accepted and not yet in a slot ({@link WriteBehind}). Immutable; holds one
  * reference to the block, released by whoever removes it from the tier's pending map or its
  * writer's queue.
  */
-final class Pending {
-  final BlockCacheKey key;
-  final Cacheable block;
-  final boolean inMemory;
+public final class Pending {
+  public final BlockCacheKey key;
+  public final Cacheable block;
+  public final boolean inMemory;
 
-  Pending(BlockCacheKey key, Cacheable block, boolean inMemory) {
+  public Pending(BlockCacheKey key, Cacheable block, boolean inMemory) {
     this.key = key;
     this.block = block;
     this.inMemory = inMemory;
