@@ -5,6 +5,7 @@ package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.alloc.SlotState;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.meta.BlockMeta;
@@ -402,7 +403,7 @@ final class BlockStore implements IndexedBlocks {
       count[0]++;
       count[1] += slabs.length(h);
       int state = slabs.state(h);
-      if (!SlabAllocator.isLive(state)) {
+      if (!SlotState.isLive(state)) {
         throw new IllegalStateException("indexed slot " + Handles.toString(h) + " has state "
             + Integer.toHexString(state));
       }

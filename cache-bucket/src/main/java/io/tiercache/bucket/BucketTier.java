@@ -112,7 +112,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   final ColdFiles coldFiles;
   private final RuntimeSettings settings;
   private final boolean persistent;
-  /** Set when the RegionServer stops gracefully: its region closes keep a persistent L2's blocks. */
+  /** Set when the RegionServer stops gracefully: region closes keep a persistent L2's blocks. */
   private volatile boolean keepFilesOnClose;
 
   /**
@@ -313,7 +313,8 @@ public final class BucketTier implements CacheTier, HeapSize {
   public Optional<Boolean> blockFitsIntoTheCache(HFileBlock block) {
     try {
       int c = config.classes.classOf(block.getSerializedLength());
-      return Optional.of(c >= 0 && !guard.isClosed() && !faults.disabled() && slabs.hasFreeSpace(c));
+      return Optional.of(
+          c >= 0 && !guard.isClosed() && !faults.disabled() && slabs.hasFreeSpace(c));
     } catch (Throwable t) {
       unexpected("blockFitsIntoTheCache", t);
       return Optional.of(false);

@@ -94,8 +94,8 @@ final class Inserts {
       }
       return;
     }
-    if (writeBehind.contains(key)
-        || (store.contains(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(tier, key, buf))) {
+    if (writeBehind.contains(key) || (store.contains(key)
+        && !BlockCacheUtil.shouldReplaceExistingCacheBlock(tier, key, buf))) {
       return;
     }
     // Decided here, on the caller's thread, before the block is retained, queued or copied: a
@@ -185,8 +185,8 @@ final class Inserts {
    * ({@link BlockStore#publish}); the block is then written again into another slot, taken the
    * same way (from free space only if the caller gave the first slot), at most
    * {@value #PUBLISH_ATTEMPTS} times. Throws nothing: a failure other than an I/O error is
-   * recorded ({@code BucketTier.unexpected}), and an {@link Error} (e.g. a store into a mapped page the file
-   * system could not back) disables the tier.
+   * recorded ({@code BucketTier.unexpected}), and an {@link Error} (e.g. a store into a mapped
+   * page the file system could not back) disables the tier.
    */
   void write(Pending p, long slot) {
     boolean mayEvict = slot == Handles.NONE;

@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  *   +--------+--------+------------------------------------------+--------+
  *
  *   offset size field
- *     0     4   state        bit 31 ALLOCATED, bit 30 EVICTED, bit 29 PUBLISHED,
+ *     0     4   state        SlotState: bit 31 ALLOCATED, bit 30 EVICTED, bit 29 PUBLISHED,
  *                            bits 0-28 pin count (CAS only)
  *     4     4   fileId       FileRegistry id of the HFile
  *     8     8   blockOffset  where the block starts in its HFile       (BlockRecord)
@@ -60,10 +60,10 @@ import java.nio.ByteOrder;
  */
 final class Slab {
   static final int RECORD = 32;
-  static final int ALLOCATED = 1 << 31;
-  static final int EVICTED = 1 << 30;
-  static final int PUBLISHED = 1 << 29;
-  static final int PINS = PUBLISHED - 1;
+  private static final int ALLOCATED = SlotState.ALLOCATED;
+  private static final int EVICTED = SlotState.EVICTED;
+  private static final int PUBLISHED = SlotState.PUBLISHED;
+  private static final int PINS = SlotState.PINS;
 
   private static final int O_STATE = 0;
   private static final int O_FILE = 4;

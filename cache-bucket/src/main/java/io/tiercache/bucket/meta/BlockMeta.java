@@ -69,24 +69,6 @@ public final class BlockMeta {
     return (flags & F_IN_MEMORY) != 0 ? 3 : 0;
   }
 
-  /** Copies every field of {@code other} into this one; returns this. */
-  public BlockMeta copyFrom(BlockMeta other) {
-    handle = other.handle;
-    sizeClass = other.sizeClass;
-    fileId = other.fileId;
-    file = other.file;
-    region = other.region;
-    blockOffset = other.blockOffset;
-    length = other.length;
-    checksum = other.checksum;
-    flags = other.flags;
-    deserializer = other.deserializer;
-    type = other.type;
-    freq = other.freq;
-    cachedAt = other.cachedAt;
-    return this;
-  }
-
   @Override
   public String toString() {
     return (file != null ? file : "file#" + fileId) + "@" + blockOffset + " in "

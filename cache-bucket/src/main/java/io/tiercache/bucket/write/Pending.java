@@ -7,9 +7,9 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 
 /**
- * A block the L2's {@code cacheBlock} accepted and not yet in a slot ({@link WriteBehind}). Immutable; holds one
- * reference to the block, released by whoever removes it from the tier's pending map or its
- * writer's queue.
+ * A block the L2's {@code cacheBlock} accepted and not yet in a slot ({@link WriteBehind}).
+ * Immutable; holds one reference to the block, released by whoever removes it from the
+ * pending map or its writer's queue.
  */
 public final class Pending {
   public final BlockCacheKey key;
