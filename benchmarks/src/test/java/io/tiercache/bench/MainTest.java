@@ -30,8 +30,8 @@ class MainTest {
       "real-hbase", List.of("--quick", "--cache-mb", "--ratios", "--gets", "--subjects", "--out",
           "Default: 40"),
       "scale", List.of("--blocks", "--subjects", "--dir", "--pmem-dir", "--pmem-max-blocks",
-          "--out", "--churn-rate", "--churn-seconds", "--reads", "--kill-sync-ms", "--no-kill",
-          "--child-heap", "--seed", "Default: 1m,4m"),
+          "--hbase-max-blocks", "--out", "--churn-rate", "--churn-seconds", "--reads",
+          "--kill-sync-ms", "--no-kill", "--child-heap", "--seed", "Default: 1m,4m"),
       "jmh", List.of("--help", "JMH-ARGS", "3 forks"),
       "subjects", List.of("--help"));
 

@@ -170,10 +170,14 @@ public final class BucketTier implements CacheTier, HeapSize {
           && (durable != null || config.persistentPath != null);
       this.codec = new BlockCodec(engine, buffers, persistent);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-      this.persistence = new TierPersistence(this, engine, Checkpoints.open(name,
-          config.persistentPath, config.persistIntervalMs, engine, new Checkpoint.Geometry(
-              engine.describe(), config.capacity, config.slabSize, config.slotSizes()), store,
-          this::checkpoint));
+      Checkpoints checkpoints = Checkpoints.open(name, config.persistentPath,
+          config.persistIntervalMs, config.journalCompactPercent, engine,
+          new Checkpoint.Geometry(engine.describe(), config.capacity, config.slabSize,
+              config.slotSizes()), store, this::checkpoint);
+      if (checkpoints != null) {
+        store.journal(checkpoints.journal());
+      }
+      this.persistence = new TierPersistence(this, engine, checkpoints);
       this.restore = persistence.restore;
     } catch (RuntimeException | Error e) {
       try {

@@ -14,7 +14,7 @@ import java.util.Map;
  */
 final class ScaleReport {
   private static final String[] HEADER = {"subject", "blocks", "fill s", "heap B/blk",
-      "direct B/blk", "ckpts", "persist MB/int", "persist alloc MB/s", "alloc B/blk/ckpt",
+      "direct B/blk", "ckpts", "persist MB/int", "persist alloc MB/s", "alloc B/blk/ckpt", "alloc B/blk/int",
       "all alloc MB/s", "slots/evict", "hit p50 us", "hit p99 us", "wrong", "reopen ms",
       "1st hit ms", "restore ms", "restored", "kill synced", "kill kept %", "kill wrong",
       "kill 1st hit ms", "kill restore ms"};
@@ -68,7 +68,8 @@ final class ScaleReport {
     return new String[] {r.subject, Long.toString(r.blocks), f1(r.fillSeconds),
         f1(r.heapBytesPerBlock), f1(r.offHeapBytesPerBlock), Long.toString(r.checkpoints),
         f2(r.persistBytesPerInterval / 1e6), f2(r.persistAllocPerSecond / 1e6),
-        f2(r.persistAllocPerBlockPerCheckpoint), f2(r.allAllocPerSecond / 1e6),
+        f2(r.persistAllocPerBlockPerCheckpoint), f3(r.persistAllocPerBlockPerInterval),
+        f2(r.allAllocPerSecond / 1e6),
         f2(r.evictionSlotsPerEviction), f1(r.hitP50Micros), f1(r.hitP99Micros),
         Long.toString(r.wrongBlocks), f1(r.reopenMillis), f1(r.firstHitMillis),
         f1(r.restoreMillis), Long.toString(r.restored), Long.toString(r.killSynced),
@@ -83,6 +84,10 @@ final class ScaleReport {
 
   private static String f1(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String f3(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
   }
 
   private static String f2(double v) {

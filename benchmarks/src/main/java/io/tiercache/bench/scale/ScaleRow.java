@@ -27,6 +27,8 @@ public final class ScaleRow {
   public double persistAllocPerSecond;
   /** Heap the persistence thread allocated per checkpoint, per cached block. */
   public double persistAllocPerBlockPerCheckpoint = Double.NaN;
+  /** Heap the persistence thread allocated per persist interval, per cached block. */
+  public double persistAllocPerBlockPerInterval = Double.NaN;
   /** Heap allocated by all threads per second of churn (inserts and reads included). */
   public double allAllocPerSecond;
   public long evictions;

@@ -264,6 +264,8 @@ final class ScaleRun {
       }
     }
     into.persistAllocPerSecond = persistAlloc / elapsed;
+    into.persistAllocPerBlockPerInterval = persistAlloc
+        / (elapsed * 1000 / ScaleCache.PERSIST_INTERVAL_MS) / cache.getBlockCount();
     into.allAllocPerSecond = allAlloc / elapsed;
     if (into.checkpoints > 0) {
       into.persistAllocPerBlockPerCheckpoint =
