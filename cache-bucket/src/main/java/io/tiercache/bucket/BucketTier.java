@@ -155,7 +155,8 @@ public final class BucketTier implements CacheTier, HeapSize {
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
       this.index = new BlockIndex(
-          SlabAllocator.maxSlotsFor(config.capacity, config.slabSize, config.classes));
+          SlabAllocator.maxSlotsFor(config.capacity, config.slabSize, config.classes),
+          config.classes.slotsPerSlab(0), BlockStore.slotKeys(slabs));
     } catch (OutOfMemoryError e) {
       throw DirectBudget.refused(config, e);
     }
