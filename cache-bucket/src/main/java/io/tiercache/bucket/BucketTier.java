@@ -17,6 +17,7 @@ import io.tiercache.bucket.write.Pending;
 import io.tiercache.bucket.write.WriteBehind;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.ConfigReport;
+import io.tiercache.core.config.SettingException;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.io.IOException;
@@ -159,6 +160,8 @@ public final class BucketTier implements CacheTier, HeapSize {
           config.classes.slotsPerSlab(0), BlockStore.slotKeys(slabs));
     } catch (OutOfMemoryError e) {
       throw DirectBudget.refused(config, e);
+    } catch (IllegalArgumentException e) { // a geometry the index cannot number
+      throw new SettingException(CacheSettings.L2_SIZE.key(), e.getMessage());
     }
     this.engine = opener.apply(config);
     try {
