@@ -80,12 +80,9 @@ final class ScaleKill {
     hi = Math.max(hi, bitmap[1]);
     List<Long> sample = sample(bitmap, seed);
     long t0 = System.nanoTime();
-    BlockCache cache;
-    try {
-      cache = ScaleCache.open(subject, blocks, home);
-    } catch (RuntimeException | IOException e) { // HBase's constructor may throw on its file
-      row.note += "the restart after SIGKILL failed: " + e + "; ";
-      log.accept("  " + subject + ": the restart after SIGKILL failed: " + e);
+    BlockCache cache = ScaleRun.reopen(subject, blocks, home, "the restart after SIGKILL", row,
+        log);
+    if (cache == null) {
       return;
     }
     row.killFirstHitMillis = ScaleRun.firstHit(cache, sample, t0);

@@ -120,12 +120,8 @@ final class ScaleRun {
 
   private void restart(List<Long> sample) throws Exception {
     long t0 = System.nanoTime();
-    BlockCache cache;
-    try {
-      cache = ScaleCache.open(subject, blocks, home);
-    } catch (RuntimeException | IOException e) { // HBase's constructor may throw on its file
-      row.note += "the clean restart failed: " + e + "; ";
-      log.accept("  " + subject + ": the clean restart failed: " + e);
+    BlockCache cache = reopen(subject, blocks, home, "the clean restart", row, log);
+    if (cache == null) {
       return;
     }
     row.reopenMillis = millis(t0);
@@ -139,6 +135,21 @@ final class ScaleRun {
     cache.shutdown();
     log.accept(String.format("  %s: restart: first hit after %.0f ms, %,d blocks restored in "
         + "%.0f ms", subject, row.firstHitMillis, row.restored, row.restoreMillis));
+  }
+
+  /**
+   * Opens {@code subject} again on its files; null, with a note in {@code row}, if that fails
+   * (HBase's constructor may throw on its own persistence file).
+   */
+  static BlockCache reopen(String subject, long blocks, Path home, String what, ScaleRow row,
+      Consumer<String> log) {
+    try {
+      return ScaleCache.open(subject, blocks, home);
+    } catch (RuntimeException | IOException e) {
+      row.note += what + " failed: " + e + "; ";
+      log.accept("  " + subject + ": " + what + " failed: " + e);
+      return null;
+    }
   }
 
   /**
