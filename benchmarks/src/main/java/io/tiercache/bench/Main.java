@@ -8,6 +8,7 @@ import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.hbase.RealHBase;
 import io.tiercache.bench.jmh.JmhCommand;
 import io.tiercache.bench.restart.Restart;
+import io.tiercache.bench.scale.Scale;
 import io.tiercache.bench.showdown.Options;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.subject.Subjects;
@@ -80,6 +81,7 @@ public final class Main implements Runnable {
     cli.addSubcommand("footprint", new Footprint.Command());
     cli.addSubcommand("restart", new Restart.Command());
     cli.addSubcommand("real-hbase", new RealHBase.Command());
+    cli.addSubcommand("scale", new Scale.Command());
     cli.addSubcommand("subjects", new SubjectsCommand());
     cli.addSubcommand("help", new CommandLine.HelpCommand());
     return cli;

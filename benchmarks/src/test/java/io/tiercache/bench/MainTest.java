@@ -29,11 +29,15 @@ class MainTest {
       "restart", List.of("--blocks", "--payload", "--scratch", "--subjects", "Default: 4096"),
       "real-hbase", List.of("--quick", "--cache-mb", "--ratios", "--gets", "--subjects", "--out",
           "Default: 40"),
+      "scale", List.of("--blocks", "--subjects", "--dir", "--pmem-dir", "--pmem-max-blocks",
+          "--hbase-max-blocks", "--out", "--churn-rate", "--churn-seconds", "--reads",
+          "--kill-sync-ms", "--no-kill", "--child-heap", "--seed", "Default: 1m,4m"),
       "jmh", List.of("--help", "JMH-ARGS", "3 forks"),
       "subjects", List.of("--help"));
 
   @ParameterizedTest
-  @ValueSource(strings = {"showdown", "footprint", "restart", "real-hbase", "jmh", "subjects"})
+  @ValueSource(strings = {"showdown", "footprint", "restart", "real-hbase", "scale", "jmh",
+      "subjects"})
   void help_everyCommand_listsItsOptions(String command) {
     StringWriter out = new StringWriter();
     CommandLine cli = Main.commandLine();

@@ -10,6 +10,7 @@ import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.meta.BlockMeta;
 import io.tiercache.bucket.persist.IndexedBlocks;
+import io.tiercache.bucket.persist.Journal;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.file.Keys;
 import io.tiercache.core.stats.TierStats;
@@ -53,6 +54,8 @@ final class BlockStore implements IndexedBlocks {
   final FileRegistry files = new FileRegistry();
   private final TierStats stats;
   private final DurableIndex durable; // null unless the engine keeps its own index
+  /** The index journal of a checkpointed engine (issue 15); set once, before any publication. */
+  private volatile Journal journal;
   private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final long startNanos = System.nanoTime();
   private final AtomicLong blocks = new AtomicLong();
@@ -195,6 +198,12 @@ final class BlockStore implements IndexedBlocks {
         forget(replaced);
         account(replaced, -1);
       }
+      Journal j = journal;
+      if (j != null) {
+        m.handle = h;
+        m.sizeClass = slabs.classOf(h);
+        j.published(m);
+      }
       account(h, +1);
     } finally {
       lock.unlock();
@@ -304,10 +313,36 @@ final class BlockStore implements IndexedBlocks {
     }
   }
 
-  /** Invalidates the durable record of a slot that just left the index (before its reuse). */
+  /**
+   * Invalidates the durable record of a slot that just left the index, and journals the
+   * removal (before the slot's reuse, whose publication the journal thus records after it).
+   */
   private void forget(long h) {
     if (durable != null) {
       durable.remove(h);
+    }
+    Journal j = journal;
+    if (j != null) {
+      j.removed(h, slabs.fileId(h), slabs.blockOffset(h));
+    }
+  }
+
+  /** Journals every publication and removal from now on (before the tier takes inserts). */
+  void journal(Journal j) {
+    this.journal = j;
+  }
+
+  @Override
+  public boolean evictRestored(long handle) {
+    return evict(handle, false, false);
+  }
+
+  @Override
+  public void dropAll() {
+    List<Long> all = new ArrayList<>();
+    index.forEach((fileId, blockOffset, h) -> all.add(h));
+    for (long h : all) {
+      evict(h, false, false);
     }
   }
 

@@ -67,6 +67,8 @@ public final class BucketConfig {
   int statsPeriodMinutes;
   /** {@code tiercache.l2.admission}: {@code tinylfu} or {@code all} (validated when set). */
   String admission = CacheSettings.L2_ADMISSION.defaultValue();
+  /** {@code tiercache.l2.journal.compact.percent} (validated when set). */
+  int journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.defaultValue();
   /** {@code hbase.blockcache.minblocksize}: sizes the admission sketch (capacity / hint). */
   long blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.defaultValue();
   /** Engine keys passed to a provided engine as text ({@code EngineProvider#open}). */
@@ -130,6 +132,7 @@ public final class BucketConfig {
     config.statsPeriods = CacheSettings.STATS_PERIODS.get(conf);
     config.statsPeriodMinutes = CacheSettings.STATS_PERIOD_MINUTES.get(conf);
     config.admission = CacheSettings.L2_ADMISSION.get(conf);
+    config.journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.get(conf);
     config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.get(conf);
     return config;
   }

@@ -180,10 +180,14 @@ public final class BucketTier implements CacheTier, HeapSize {
           && (durable != null || config.persistentPath != null);
       this.codec = new BlockCodec(engine, buffers, persistent);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-      this.persistence = new TierPersistence(this, engine, Checkpoints.open(name,
-          config.persistentPath, config.persistIntervalMs, engine, new Checkpoint.Geometry(
-              engine.describe(), config.capacity, config.slabSize, config.slotSizes()), store,
-          this::checkpoint));
+      Checkpoints checkpoints = Checkpoints.open(name, config.persistentPath,
+          config.persistIntervalMs, config.journalCompactPercent, engine,
+          new Checkpoint.Geometry(engine.describe(), config.capacity, config.slabSize,
+              config.slotSizes()), store, this::checkpoint);
+      if (checkpoints != null) {
+        store.journal(checkpoints.journal());
+      }
+      this.persistence = new TierPersistence(this, engine, checkpoints);
       this.restore = persistence.restore;
     } catch (RuntimeException | Error e) {
       try {
@@ -664,6 +668,19 @@ public final class BucketTier implements CacheTier, HeapSize {
   /** The engine, as the start-up line names it (e.g. {@code file:/data/l2.cache}). */
   public String engineDescription() {
     return engine.describe();
+  }
+
+  /**
+   * Persistence's writes this run: {@code {bytes written, checkpoints written}}; both 0 without
+   * checkpoints ({@code pmem:} keeps its index in the pool and writes no checkpoint).
+   */
+  public long[] persistWrites() {
+    return persistence.persistWrites();
+  }
+
+  /** Slots CLOCK examined to find eviction victims, since the tier was built. */
+  public long evictionSlotsExamined() {
+    return slabs.clockSlotsExamined();
   }
 
   /**

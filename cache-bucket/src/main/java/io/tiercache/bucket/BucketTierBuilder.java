@@ -19,6 +19,7 @@ public final class BucketTierBuilder {
   private int writerQueue = CacheSettings.L2_WRITER_QUEUE.defaultValue();
   private String persistentPath;
   private int persistIntervalMs = CacheSettings.L2_PERSIST_INTERVAL_MS.defaultValue();
+  private int journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.defaultValue();
   private int errorsToleratedMs = CacheSettings.L2_ERRORS_TOLERATED_MS.defaultValue();
   private String pmemBackend = CacheSettings.PMEM_BACKEND.defaultValue();
   private ByteBuffAllocator buffers = ByteBuffAllocator.HEAP;
@@ -58,6 +59,12 @@ public final class BucketTierBuilder {
 
   public BucketTierBuilder persistentPath(String path) {
     this.persistentPath = path;
+    return this;
+  }
+
+  /** {@code tiercache.l2.journal.compact.percent}. */
+  public BucketTierBuilder journalCompactPercent(int percent) {
+    this.journalCompactPercent = percent;
     return this;
   }
 
@@ -105,6 +112,8 @@ public final class BucketTierBuilder {
         writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs,
         pmemBackend);
     config.admission = CacheSettings.L2_ADMISSION.check(admission);
+    config.journalCompactPercent =
+        CacheSettings.L2_JOURNAL_COMPACT_PERCENT.check(journalCompactPercent);
     config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.check(blockSizeHint);
     return new BucketTier(config, name, buffers);
   }

@@ -47,6 +47,10 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.CHECKPOINT_DURATION, checkpoint[1]);
     out.add(Metrics.CHECKPOINT_BYTES, checkpoint[2]);
     out.add(Metrics.CHECKPOINT_FAILURES, checkpoint[3]);
+    long[] writes = tier.persistWrites();
+    out.add(Metrics.PERSIST_BYTES, writes[0]);
+    out.add(Metrics.CHECKPOINTS, writes[1]);
+    out.add(Metrics.EVICTION_WORK, tier.evictionSlotsExamined());
     out.add(Metrics.RESTORING, tier.isRestored() ? 0 : 1);
     out.add(Metrics.RESTORE_DURATION, tier.restore.elapsedMs());
     out.add(Metrics.RESTORE_DROPS, tier.insertsDroppedWhileRestoring());

@@ -157,4 +157,10 @@ final class TierPersistence {
     return c == null ? new long[] {-1, -1, -1, 0}
         : new long[] {c.ageMs(), c.lastDurationMs(), c.lastBytes(), c.failuresInARow()};
   }
+
+  /** See {@link BucketTier#persistWrites()}. */
+  long[] persistWrites() {
+    Checkpoints c = checkpoints;
+    return c == null ? new long[] {0, 0} : new long[] {c.bytesWritten(), c.count()};
+  }
 }

@@ -148,11 +148,14 @@ class BucketTierPersistenceTest {
     // copies are put back, and a new tier opens them as a restarted process would.
     Path cache = dir.resolve("c.cache");
     Path ckpt = dir.resolve("index.ckpt");
+    Path journal = dir.resolve("index.ckpt.journal"); // the changes since the checkpoint
     byte[] cacheAtCrash = Files.readAllBytes(cache);
     byte[] ckptAtCrash = Files.readAllBytes(ckpt);
+    byte[] journalAtCrash = Files.readAllBytes(journal);
     t.shutdown();
     Files.write(cache, cacheAtCrash);
     Files.write(ckpt, ckptAtCrash);
+    Files.write(journal, journalAtCrash);
     BucketTier again = open("file");
     int served = served(again, 0, 150);
     assertTrue(served > 0, "nothing survived the crash");

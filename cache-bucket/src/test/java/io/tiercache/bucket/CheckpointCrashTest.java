@@ -82,9 +82,9 @@ class CheckpointCrashTest {
           }
         }
         System.out.printf("checkpoint crash: %s: restored %d, served %d (live at the last "
-            + "completed checkpoint %d, %d checkpoints done), checksum drops %d, wrong %d%n",
-            where, restored, served, seen.liveAtLastCheckpoint, seen.checkpointsDone,
-            t.checksumFailures(), wrong);
+            + "completed checkpoint %d, %d checkpoints done), checksum drops %d, I/O errors %d, "
+            + "disabled %b, wrong %d%n", where, restored, served, seen.liveAtLastCheckpoint,
+            seen.checkpointsDone, t.checksumFailures(), t.ioErrors(), t.isDisabled(), wrong);
         if (wrong > 0) {
           throw new AssertionError(wrong + " blocks with wrong bytes (" + where + ")",
               firstWrong);

@@ -16,6 +16,20 @@ final class ClockView implements Clock.ClassSlots {
   private final SlabAllocator a;
   private final int c;
 
+  private int examined; // under the allocator's lock: slots the last victim() visited
+
+  /** Slots the last {@code Clock.victim} call visited; resets the count. */
+  int takeExamined() {
+    int n = examined;
+    examined = 0;
+    return n;
+  }
+
+  @Override
+  public void examined(int slots) {
+    examined += slots;
+  }
+
   ClockView(SlabAllocator a, int c) {
     this.a = a;
     this.c = c;

@@ -65,6 +65,7 @@ public final class SlabAllocator {
   private volatile long usedSlotBytes; // written under lock
   final boolean[] draining; // guarded by lock
   private int drainingCount; // guarded by lock: at most one slab drains at a time
+  private long clockSlotsExamined; // guarded by lock: slots CLOCK's hands visited (issue 15)
 
   /** What {@link #reclaim} tells the caller to do. */
   public static final class Reclaim {
@@ -262,6 +263,7 @@ public final class SlabAllocator {
         }
       }
       long h = Clock.victim(clockView[c]);
+      clockSlotsExamined += clockView[c].takeExamined();
       return h == Handles.NONE ? null : new Reclaim(new long[] {h}, false);
     } finally {
       lock.unlock();
@@ -370,6 +372,19 @@ public final class SlabAllocator {
       }
     }
     return Arrays.copyOf(out, n);
+  }
+
+  /**
+   * Slots the CLOCK hands have visited since the allocator was built, over all classes: the
+   * eviction work, which divided by the evictions gives the work per insert of a full cache.
+   */
+  public long clockSlotsExamined() {
+    lock.lock();
+    try {
+      return clockSlotsExamined;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**

@@ -75,6 +75,9 @@ public final class Clock {
 
     /** The slot's handle ({@code alloc.Handles}). */
     long handle(int position, int slot);
+
+    /** Told, once per {@link #victim} call, how many slots the hand visited (eviction work). */
+    void examined(int slots);
   }
 
   /**
@@ -89,32 +92,38 @@ public final class Clock {
     }
     long pinnedCandidate = NONE;
     int slotsInClass = slabs * c.slotsPerSlab();
-    for (int step = 0; step < 4 * slotsInClass + slabs; step++) {
-      int si = c.slabHand() % slabs;
-      int hand = c.slotHand(si);
-      if (hand >= c.slots(si) || c.draining(si)) {
-        c.slotHand(si, 0);
-        c.slabHand(si + 1);
-        continue;
+    int visited = 0;
+    try {
+      for (int step = 0; step < 4 * slotsInClass + slabs; step++) {
+        int si = c.slabHand() % slabs;
+        int hand = c.slotHand(si);
+        if (hand >= c.slots(si) || c.draining(si)) {
+          c.slotHand(si, 0);
+          c.slabHand(si + 1);
+          continue;
+        }
+        c.slotHand(si, hand + 1);
+        visited++;
+        int st = c.state(si, hand);
+        if (!c.isPublished(st)) {
+          continue; // free, evicted, or still its writer's
+        }
+        int f = c.freq(si, hand);
+        if (f > 0) {
+          c.freq(si, hand, f - 1);
+          continue;
+        }
+        if (!c.isPinned(st)) {
+          return c.handle(si, hand);
+        }
+        if (pinnedCandidate == NONE) {
+          pinnedCandidate = c.handle(si, hand);
+        }
       }
-      c.slotHand(si, hand + 1);
-      int st = c.state(si, hand);
-      if (!c.isPublished(st)) {
-        continue; // free, evicted, or still its writer's
-      }
-      int f = c.freq(si, hand);
-      if (f > 0) {
-        c.freq(si, hand, f - 1);
-        continue;
-      }
-      if (!c.isPinned(st)) {
-        return c.handle(si, hand);
-      }
-      if (pinnedCandidate == NONE) {
-        pinnedCandidate = c.handle(si, hand);
-      }
+      return pinnedCandidate;
+    } finally {
+      c.examined(visited);
     }
-    return pinnedCandidate;
   }
 
   /**

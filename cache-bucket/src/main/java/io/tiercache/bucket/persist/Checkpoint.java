@@ -31,6 +31,10 @@ import java.util.zip.CheckedInputStream;
  * The L2's index checkpoint: what a persistent engine holds, so that a restarted RegionServer
  * serves hits at once without reading any block.
  *
+ * <p>Since issue 15 the L2 writes the journaled format ({@code TCCKPT04} and its journal, see
+ * {@link LogFiles}); {@link #read} reads it and every older format, and {@link #write} /
+ * {@link Writer} still write {@code TCCKPT03} (the format below), which the L2 restores too.
+ *
  * <h2>File format (big-endian)</h2>
  * <pre>
  *   magic      8 bytes  "TCCKPT03"
@@ -338,6 +342,13 @@ public final class Checkpoint {
       in.readFully(magic);
       boolean v1 = Arrays.equals(magic, MAGIC_V1);
       boolean v2 = Arrays.equals(magic, MAGIC_V2);
+      if (LogFiles.isCheckpoint(magic)) { // the journaled format (TCCKPT04)
+        try {
+          return LogFiles.load(path, expected);
+        } catch (LogFiles.Stop e) {
+          throw new Unusable(e.getMessage());
+        }
+      }
       if (!v1 && !v2 && !Arrays.equals(magic, MAGIC)) {
         throw new Unusable(path + " is not a TierCache checkpoint");
       }

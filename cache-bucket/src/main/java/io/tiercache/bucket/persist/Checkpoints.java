@@ -9,7 +9,7 @@ import io.tiercache.core.config.CacheSettings;
 import java.io.IOException;
 import java.nio.file.Paths;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -58,6 +58,8 @@ public final class Checkpoints {
   private volatile long lastWrittenNanos;
   private volatile long lastDurationNanos = -1;
   private volatile long lastBytes = -1;
+  private volatile long bytesWritten; // written under this: every checkpoint's bytes, this run
+  private volatile long count; // written under this: checkpoints written this run
 
   /** Keeps the checkpoint of {@code persistence}; {@link #restore} and {@link #schedule} follow. */
   Checkpoints(String name, Persistence persistence, IndexedBlocks blocks, int intervalMs,
@@ -67,11 +69,20 @@ public final class Checkpoints {
     this.blocks = blocks;
     this.guardedWrite = guardedWrite;
     this.intervalMs = intervalMs;
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "tiercache-" + name + "-checkpoint");
       t.setDaemon(true);
       return t;
     });
+    // stop() lets a running sync finish (an interrupt would close its file channel) and drops
+    // the pending one.
+    pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.scheduler = pool;
+  }
+
+  /** The journal the tier's block store appends its publications and removals to. */
+  public Journal journal() {
+    return persistence.journal();
   }
 
   /** Restores the index from the checkpoint (a cold start if there is none). */
@@ -145,7 +156,7 @@ public final class Checkpoints {
    *     holds its lock
    */
   public static Checkpoints open(String name, String persistentPath, int intervalMs,
-      Engine engine, Checkpoint.Geometry geometry, IndexedBlocks blocks,
+      int compactPercent, Engine engine, Checkpoint.Geometry geometry, IndexedBlocks blocks,
       Callable<Boolean> guardedWrite) {
     if (engine.durableIndex() != null) {
       if (persistentPath != null) {
@@ -158,7 +169,7 @@ public final class Checkpoints {
       return null;
     }
     return new Checkpoints(name, new Persistence(name, Paths.get(persistentPath), geometry,
-        engine, blocks), blocks, intervalMs, guardedWrite);
+        engine, blocks, compactPercent), blocks, intervalMs, guardedWrite);
   }
 
   /**
@@ -176,19 +187,27 @@ public final class Checkpoints {
     Persistence.restore(name, durable, blocks);
   }
 
-  /** Writes a checkpoint if the index changed since the last one; returns whether it did. */
+  /**
+   * Persists the index if it changed since the last run: the journal's new records appended
+   * (after forcing the engine), or a full checkpoint when the journal is due for compaction;
+   * returns whether anything was written.
+   */
   public synchronized boolean writeIfChanged() throws IOException {
     long seen = blocks.mutations();
     if (seen == written) {
       return false;
     }
     long start = System.nanoTime();
-    persistence.checkpoint();
+    boolean full = persistence.persist();
     written = seen;
     long end = System.nanoTime();
-    lastDurationNanos = end - start;
-    lastBytes = persistence.fileBytes();
-    lastWrittenNanos = end;
+    bytesWritten = persistence.bytesWritten();
+    if (full) {
+      lastDurationNanos = end - start;
+      lastBytes = persistence.checkpointBytes();
+      count++;
+      lastWrittenNanos = end;
+    }
     return true;
   }
 
@@ -205,6 +224,16 @@ public final class Checkpoints {
   /** Bytes of the last checkpoint file written this run, or -1. */
   public long lastBytes() {
     return lastBytes;
+  }
+
+  /** Bytes of checkpoints and journal written this run (what persistence cost the disk). */
+  public long bytesWritten() {
+    return bytesWritten;
+  }
+
+  /** Full checkpoints (journal compactions) written this run. */
+  public long count() {
+    return count;
   }
 
   /** Checkpoint attempts that failed since the last one that worked. */
@@ -237,9 +266,21 @@ public final class Checkpoints {
     }
   }
 
-  /** Stops the periodic checkpoints (the caller writes the last one). */
+  /**
+   * Stops the periodic checkpoints (the caller writes the last one): the pending run is
+   * dropped, a running one finishes (waited for up to a minute; not interrupted, which would
+   * close its file channel).
+   */
   public void stop() {
-    scheduler.shutdownNow();
+    scheduler.shutdown();
+    try {
+      if (!scheduler.awaitTermination(1, TimeUnit.MINUTES)) {
+        scheduler.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      scheduler.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Releases the checkpoint's lock (after the last checkpoint). */

@@ -26,4 +26,13 @@ public interface IndexedBlocks {
 
   /** Counts slot {@code handle}, just restored into the index, among the cached blocks. */
   void restored(long handle);
+
+  /**
+   * Removes slot {@code handle}'s block if the index still maps its key there (a journaled
+   * removal or replacement replayed by the restore); not journaled. Returns whether it did.
+   */
+  boolean evictRestored(long handle);
+
+  /** Removes every block from the index (a checkpoint found damaged midway); not journaled. */
+  void dropAll();
 }

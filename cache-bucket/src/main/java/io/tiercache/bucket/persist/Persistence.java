@@ -15,6 +15,7 @@ import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -23,6 +24,7 @@ import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.zip.CRC32C;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +69,17 @@ final class Persistence {
   private final byte[] buffer = new byte[CHECKPOINT_BUFFER];
   private final FileNames names = new FileNames(); // checkpoint thread only
   private final BlockMeta record = new BlockMeta(); // checkpoint thread only
+  private final Journal journal;
+  private final Path journalPath;
+  private final int compactPercent;
+  /** Records drained from the journal for one write (checkpoint thread only). */
+  private final byte[] drained = new byte[Journal.CAPACITY];
+  private final CRC32C batchCrc = new CRC32C(); // checkpoint thread only
+  // The checkpoint thread's state (one run at a time, see Checkpoints):
+  private FileChannel journalFile; // the open journal, or null until the first checkpoint
+  private long checkpointBytes = -1; // the last checkpoint's length
+  private long journalBytes; // bytes appended to the open journal
+  private volatile long bytesWritten; // checkpoints and journal, this run
 
   /**
    * Locks the checkpoint path.
@@ -75,9 +88,11 @@ final class Persistence {
    *     holds it
    */
   Persistence(String tier, Path path, Checkpoint.Geometry geometry, Engine engine,
-      IndexedBlocks blocks) {
+      IndexedBlocks blocks, int compactPercent) {
     this.tier = tier;
     this.path = path;
+    this.journalPath = LogFiles.journalPath(path);
+    this.compactPercent = compactPercent;
     try {
       this.lock = FileGuard.lock(path, KEY);
     } catch (IOException e) {
@@ -89,6 +104,21 @@ final class Persistence {
     this.index = blocks.index();
     this.files = blocks.files();
     this.geometry = geometry;
+    this.journal = new Journal(files);
+  }
+
+  Journal journal() {
+    return journal;
+  }
+
+  /** Bytes of checkpoints and journal written this run. */
+  long bytesWritten() {
+    return bytesWritten;
+  }
+
+  /** Length of the last checkpoint written this run, or -1. */
+  long checkpointBytes() {
+    return checkpointBytes;
   }
 
   /**
@@ -108,13 +138,16 @@ final class Persistence {
     try {
       FileGuard.checkWritableFile(p, KEY);
       FileGuard.checkExisting(p.resolveSibling(p.getFileName() + ".tmp"), KEY);
+      FileGuard.checkExisting(LogFiles.journalPath(p), KEY);
+      FileGuard.checkExisting(LogFiles.tmp(LogFiles.journalPath(p)), KEY);
     } catch (IOException e) {
       throw setting("cannot check " + p + ": " + e, e);
     }
   }
 
-  /** Releases the checkpoint's lock; no checkpoint may be written after. */
+  /** Closes the journal and releases the checkpoint's lock; nothing may be written after. */
   void close() {
+    closeJournal();
     try {
       lock.close();
     } catch (IOException e) {
@@ -135,6 +168,9 @@ final class Persistence {
 
   /** Restores what the checkpoint holds (a cold start if nothing usable); returns the count. */
   int restore() {
+    if (isLog()) {
+      return restoreLog();
+    }
     long start = System.nanoTime();
     Checkpoint.Loaded loaded;
     try {
@@ -161,6 +197,38 @@ final class Persistence {
     return claims.restored();
   }
 
+  /** Whether the checkpoint is of the journaled format (else an older one, or none). */
+  private boolean isLog() {
+    byte[] magic = new byte[LogFiles.CHECKPOINT_MAGIC.length];
+    try (java.io.InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS)) {
+      return in.readNBytes(magic, 0, magic.length) == magic.length && LogFiles.isCheckpoint(magic);
+    } catch (IOException e) {
+      return false; // the older reader says why
+    }
+  }
+
+  /** Restores a {@code TCCKPT04} checkpoint, then its journal ({@link LogRestore}). */
+  private int restoreLog() {
+    long start = System.nanoTime();
+    LogRestore log = new LogRestore(blocks);
+    long[] checkpoint;
+    try {
+      checkpoint = log.checkpoint(path, geometry);
+    } catch (LogFiles.Stop e) {
+      LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
+      return 0;
+    }
+    int fromCheckpoint = log.restored();
+    String stopped = log.journal(journalPath, checkpoint);
+    if (stopped != null) {
+      LOG.warn("{}: {}", tier, stopped);
+    }
+    LOG.info("{}: warm start, restored {} blocks from {} ({} from the checkpoint, then {} "
+        + "journal records) in {} ms", tier, blocks.index().size(), path, fromCheckpoint,
+        log.journalRecords(), (System.nanoTime() - start) / 1_000_000);
+    return log.restored();
+  }
+
   /**
    * Restores the blocks an engine's {@link DurableIndex} holds, the same way as a checkpoint
    * ({@link SlotClaims#claim}); a record refused there (the allocator cannot claim it, or a
@@ -175,45 +243,81 @@ final class Persistence {
     return claims.restored();
   }
 
-  /** Bytes of the checkpoint file, or -1 if there is none. */
-  long fileBytes() {
-    try {
-      return Files.size(path);
-    } catch (IOException e) {
-      return -1;
+  /**
+   * One persistence run: appends the journal's records since the last run (after forcing the
+   * engine, so each block a record names has its bytes on disk first), or, when the journal is
+   * missing, has dropped records or has grown past {@code compactPercent} of the checkpoint,
+   * compacts it into a new checkpoint. Returns whether it wrote a full checkpoint. A failed
+   * append makes the next run compact (the journal's tail may be torn).
+   */
+  boolean persist() throws IOException {
+    if (journalFile == null || !journalFile.isOpen()
+        || journalBytes * 100 > checkpointBytes * compactPercent) {
+      checkpoint();
+      return true;
     }
+    int n = journal.drain(drained);
+    if (n < 0) {
+      checkpoint();
+      return true;
+    }
+    if (n > 0) {
+      try {
+        engine.sync();
+        long w = LogFiles.append(journalFile, drained, n, batchCrc);
+        journalFile.force(false);
+        journalBytes += w;
+        bytesWritten += w;
+      } catch (IOException | RuntimeException e) {
+        closeJournal(); // the next run writes a checkpoint and a new journal
+        throw e;
+      }
+    }
+    return false;
   }
 
   /**
-   * Takes a checkpoint; returns the number of blocks in it. Streams the index: each entry's
-   * record is read from the index and the slot records and put straight into {@link #buffer}
-   * (written out when full, under the visited segment's read lock, so an insert into that
-   * segment may wait for one buffer write to the page cache); the only heap allocated grows with
-   * the number of files, not of blocks (issue 14). The engine is forced after the index is
-   * visited and before the checkpoint is renamed into place, so every block it names has its
-   * bytes on disk, as when the index was snapshotted first.
+   * Writes a full checkpoint and a new journal; returns the number of blocks in it. The
+   * journal's epoch starts first, so the records appended while the index is streamed reach the
+   * new journal (applying one twice is harmless: a PUBLISH names its slot, a REMOVE its key).
+   * Streams the index: each entry's record is read from the index and the slot records and put
+   * straight into {@link #buffer} (written out when full, under the visited segment's read
+   * lock); the heap allocated grows with the number of files, not of blocks (issue 14). The
+   * engine is forced after the visit and before the checkpoint is renamed into place, so every
+   * block it, or the journal's first batch, names has its bytes on disk.
    */
   int checkpoint() throws IOException {
+    closeJournal();
+    journal.startEpoch();
     names.clear();
-    try (Checkpoint.Writer w = Checkpoint.Writer.open(path, geometry,
+    long[] written;
+    long count;
+    int n;
+    try (LogFiles.CheckpointWriter w = LogFiles.CheckpointWriter.open(path, geometry,
         CacheableDeserializerIdManager.save(), buffer)) {
+      long[] blocksSeen = new long[1];
       try {
         index.forEach((fileId, blockOffset, h) -> {
-          String file = names.get(fileId);
-          if (file == null) {
-            file = files.nameOf(fileId);
-            names.put(fileId, file == null ? FileNames.GONE : file);
-          }
-          if (file == null || file == FileNames.GONE) {
-            return;
-          }
           try {
+            String file = names.get(fileId);
+            if (file == null) {
+              file = files.nameOf(fileId);
+              names.put(fileId, file == null ? FileNames.GONE : file);
+              if (file != null) {
+                w.file(fileId, file, files.regionOf(file));
+              }
+            }
+            if (file == null || file == FileNames.GONE) {
+              return;
+            }
             BlockMeta m = slabs.read(h, record);
+            m.handle = h;
+            m.sizeClass = slabs.classOf(h);
             m.fileId = fileId; // as the index has it: the record is read without a pin
             m.blockOffset = blockOffset;
             m.flags &= ~BlockMeta.F_VERIFIED;
-            m.cachedAt = 0;
-            w.block(m);
+            w.publish(m);
+            blocksSeen[0]++;
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }
@@ -221,22 +325,34 @@ final class Persistence {
       } catch (UncheckedIOException e) {
         throw e.getCause();
       }
-      Map<Integer, String> named = new HashMap<>();
-      Map<Integer, String> regions = new HashMap<>();
-      names.forEach((fileId, file) -> {
-        if (file != FileNames.GONE) {
-          named.put(fileId, file);
-          String region = files.regionOf(file);
-          if (region != null) {
-            regions.put(fileId, region);
-          }
-        }
-      });
-      engine.sync(); // after the visit: every block it named has its bytes forced
-      w.finish(named, regions);
-      return (int) w.blocks();
+      count = blocksSeen[0];
+      n = journal.drain(drained); // what changed while the index was streamed
+      engine.sync(); // every block the checkpoint and those records name has its bytes forced
+      written = w.finish();
     } finally {
       names.clear();
+    }
+    checkpointBytes = written[0];
+    bytesWritten += written[0];
+    journalFile = LogFiles.createJournal(journalPath, written[0], (int) written[1], drained,
+        Math.max(n, 0));
+    journalBytes = journalFile.size();
+    bytesWritten += journalBytes;
+    if (n < 0) {
+      closeJournal(); // records were dropped during the stream: the next run starts again
+    }
+    return (int) count;
+  }
+
+  private void closeJournal() {
+    FileChannel ch = journalFile;
+    journalFile = null;
+    if (ch != null) {
+      try {
+        ch.close();
+      } catch (IOException e) {
+        LOG.warn("{}: closing the journal {} failed", tier, journalPath, e);
+      }
     }
   }
 

@@ -155,9 +155,17 @@ public final class CacheSettings {
   /** How often the L2 checkpoints its index (when it changed). HBase's key and default. */
   public static final Setting<Integer> L2_PERSIST_INTERVAL_MS = define(Setting.integer(
       "hbase.bucketcache.persist.intervalinmillis", 1000, 100, Integer.MAX_VALUE, "milliseconds",
-      "How often the L2 writes its checkpoint, when anything changed since the last one; "
-          + "also written at shutdown. A checkpoint costs about 35 bytes per cached block of "
-          + "sequential I/O."));
+      "How often the L2 syncs its index journal (the publications and removals since the "
+          + "last sync, after forcing the engine), when anything changed; also at shutdown. A "
+          + "crash loses at most the blocks published since the last sync."));
+
+  /** When the L2's index journal is compacted into a new checkpoint. */
+  public static final Setting<Integer> L2_JOURNAL_COMPACT_PERCENT = define(Setting.integer(
+      "tiercache.l2.journal.compact.percent", 100, 10, 100_000, "percent",
+      "The L2's index journal is compacted into a new checkpoint (a snapshot, about 33 bytes "
+          + "per cached block) once it has grown to this percentage of the last checkpoint's "
+          + "size, so persistence writes in proportion to the churn and a restart reads at "
+          + "most (1 + percent/100) checkpoints' worth."));
 
   /** How long I/O errors may last before the L2 disables itself. */
   public static final Setting<Integer> L2_ERRORS_TOLERATED_MS = define(Setting.integer(

@@ -110,6 +110,14 @@ public final class Metrics {
       "Size of the last checkpoint file written (-1: none yet).");
   public static final Metric CHECKPOINT_FAILURES = define("l2_checkpointFailuresInARow",
       Kind.GAUGE, "attempts", "Checkpoint attempts that failed since the last one that worked.");
+  public static final Metric PERSIST_BYTES = define("l2_persistBytesWritten", Kind.COUNTER,
+      "bytes", "Bytes written to the checkpoint file since the start (index persistence's disk "
+          + "cost; 0 for pmem:, whose index is in the pool).");
+  public static final Metric CHECKPOINTS = define("l2_checkpoints", Kind.COUNTER, "checkpoints",
+      "Checkpoints written since the start.");
+  public static final Metric EVICTION_WORK = define("l2_evictionSlotsExamined", Kind.COUNTER,
+      "slots", "Slots CLOCK examined to choose eviction victims (divided by l2_evictedCount: "
+          + "the eviction work per insert of a full L2).");
   public static final Metric RESTORING = define("l2_restoring", Kind.GAUGE, "0 or 1",
       "1 while the index is restored at start; l2_blockCount then counts the blocks restored "
           + "so far.");
