@@ -10,6 +10,7 @@ import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
+import io.tiercache.bucket.engine.ReadTimer;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.write.Writers;
 import io.tiercache.core.config.CacheSettings;
@@ -1207,6 +1208,11 @@ public final class BucketTier implements CacheTier, HeapSize {
   /** The engine, as the start-up line names it (e.g. {@code file:/data/l2.cache}). */
   public String engineDescription() {
     return engine.describe();
+  }
+
+  /** The engine's read timer ({@code file:}, {@code files:}), or null if it times nothing. */
+  public ReadTimer engineReadTimer() {
+    return engine.readTimer();
   }
 
   /** How long the index restore at start took, in milliseconds; -1 while it runs. */

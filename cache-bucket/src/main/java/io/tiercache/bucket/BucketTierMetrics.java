@@ -4,6 +4,7 @@
 package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.Occupancy;
+import io.tiercache.bucket.engine.ReadTimer;
 import io.tiercache.core.metrics.Metrics;
 import io.tiercache.core.metrics.MetricsOut;
 import io.tiercache.core.metrics.TierMetrics;
@@ -11,8 +12,9 @@ import io.tiercache.core.metrics.TierMetrics;
 /**
  * The L2's metrics ({@code l2_*} in {@code docs/metrics.md}): every tier's, plus occupancy and
  * waste per size class, the write queue, drops, checksum failures, I/O errors and the disabled
- * state, checkpoints and the restore. A snapshot takes the allocator's lock once (for the
- * occupancy, as {@link BucketTier#occupancy()} does); nothing here runs on the hot path.
+ * state, the engine's read timer ({@code file:}, {@code files:}), checkpoints and the restore.
+ * A snapshot takes the allocator's lock once (for the occupancy, as
+ * {@link BucketTier#occupancy()} does); nothing here runs on the hot path.
  */
 public final class BucketTierMetrics implements TierMetrics {
   private final BucketTier tier;
@@ -40,6 +42,13 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.QUEUE_DROPS, tier.fullQueueDrops());
     out.add(Metrics.CHECKSUM_FAILURES, tier.checksumFailures());
     out.add(Metrics.IO_ERRORS, tier.ioErrors());
+    ReadTimer timer = tier.engineReadTimer();
+    long reads = timer == null ? 0 : timer.reads();
+    long micros = timer == null ? 0 : timer.nanos() / 1000;
+    out.add(Metrics.ENGINE_READS, reads);
+    out.add(Metrics.ENGINE_READ_TIME, micros);
+    out.add(Metrics.ENGINE_TIME_PER_READ, timer == null ? -1.0
+        : reads == 0 ? 0.0 : timer.nanos() / 1000.0 / reads);
     out.add(Metrics.DISABLED, tier.isDisabled() ? 1 : 0);
     out.add(Metrics.COLD_FILE_EVICTIONS, tier.coldFileEvictions());
     long[] checkpoint = tier.checkpointStatus();

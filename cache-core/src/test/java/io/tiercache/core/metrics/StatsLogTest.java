@@ -58,4 +58,57 @@ class StatsLogTest {
     assertEquals(1, log.lines().size());
     log.stop();
   }
+  /** An L2 whose engine times its reads, as the file engines do. */
+  static final class TimedTier implements TierMetrics {
+    final AtomicLong hits = new AtomicLong();
+    final AtomicLong reads = new AtomicLong();
+    final AtomicLong micros = new AtomicLong();
+
+    @Override
+    public String prefix() {
+      return "l2";
+    }
+
+    @Override
+    public void snapshot(MetricsOut out) {
+      out.add(Metrics.HITS, hits.get(), "l2");
+      out.add(Metrics.ENGINE_READS, reads.get());
+      out.add(Metrics.ENGINE_READ_TIME, micros.get());
+      out.add(Metrics.ENGINE_TIME_PER_READ,
+          reads.get() == 0 ? 0.0 : (double) micros.get() / reads.get());
+    }
+  }
+
+  @Test
+  void lines_timedEngine_showThePeriodsTimePerRead_andHitsPerSecond() {
+    TimedTier tier = new TimedTier();
+    tier.reads.set(10);
+    tier.micros.set(10_000); // 1,000 us per read before the period
+    StatsLog log = StatsLog.start("test", List.of(tier), 0);
+    tier.hits.addAndGet(50);
+    tier.reads.addAndGet(4);
+    tier.micros.addAndGet(400); // 100 us per read in the period
+    String line = log.lines().get(0);
+    assertTrue(line.contains("engineReadCount +4, engineReadTime +400, engineTimePerRead 100.0"),
+        line);
+    assertTrue(line.matches(".*; [0-9.]+ hits/s$"), line);
+  }
+
+  @Test
+  void lines_memoryEngine_showTheTimePerReadAsNotTimed() {
+    TierMetrics untimed = new TierMetrics() {
+      @Override
+      public String prefix() {
+        return "l2";
+      }
+
+      @Override
+      public void snapshot(MetricsOut out) {
+        out.add(Metrics.ENGINE_READS, 0);
+        out.add(Metrics.ENGINE_TIME_PER_READ, -1.0);
+      }
+    };
+    String line = StatsLog.start("test", List.of(untimed), 0).lines().get(0);
+    assertTrue(line.contains("engineReadCount +0, engineTimePerRead -1.000; 0.0 hits/s"), line);
+  }
 }
