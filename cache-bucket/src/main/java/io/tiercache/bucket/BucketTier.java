@@ -47,6 +47,7 @@ import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileInfo;
 import org.apache.hadoop.hbase.util.Pair;
+import org.apache.hbase.thirdparty.com.google.gson.annotations.JsonAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,6 +117,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Concurrency</h2>
  * Any thread may call any method. Lock order: key stripe, then index segment, then allocator.
  */
+// The web UI's JSON view shows a metrics snapshot (TierJson), not this class's fields.
+@JsonAdapter(BucketTierMetrics.Json.class)
 public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 

@@ -7,7 +7,9 @@ import io.tiercache.bucket.alloc.Occupancy;
 import io.tiercache.bucket.engine.ReadTimer;
 import io.tiercache.core.metrics.Metrics;
 import io.tiercache.core.metrics.MetricsOut;
+import io.tiercache.core.metrics.TierJson;
 import io.tiercache.core.metrics.TierMetrics;
+import java.util.Map;
 
 /**
  * The L2's metrics ({@code l2_*} in {@code docs/metrics.md}): every tier's, plus occupancy and
@@ -74,5 +76,21 @@ public final class BucketTierMetrics implements TierMetrics {
   @Override
   public String detail() {
     return tier.engineDescription() + "; " + tier.occupancy();
+  }
+
+  /**
+   * The L2 in the web UI's JSON view ({@link TierJson}): its engine and its metrics. Named by
+   * {@code @JsonAdapter} on {@link BucketTier}.
+   */
+  public static final class Json extends TierJson<BucketTier> {
+    @Override
+    protected TierMetrics metricsOf(BucketTier tier) {
+      return new BucketTierMetrics(tier);
+    }
+
+    @Override
+    protected Map<String, String> describe(BucketTier tier) {
+      return Map.of("engine", tier.engineDescription());
+    }
   }
 }

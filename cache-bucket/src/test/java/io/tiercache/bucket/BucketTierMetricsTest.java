@@ -11,8 +11,11 @@ import io.tiercache.core.metrics.MetricsOut;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,6 +112,33 @@ class BucketTierMetricsTest {
       Map<String, Number> v = snapshot(t);
       assertEquals(0L, v.get("l2_engineReadCount"), v.toString());
       assertEquals(-1.0, v.get("l2_engineTimePerRead"), v.toString());
+    } finally {
+      t.shutdown();
+    }
+  }
+  /** The web UI's JSON view ({@code /rs-status?format=json&bcn=L2}), by HBase's own writer. */
+  @Test
+  void toJson_byHBasesWebUi_showsTheEngineSizesCountsAndStats() throws Exception {
+    BucketTier t = open();
+    try {
+      for (int i = 0; i < 4; i++) {
+        t.cacheBlock(TestBlocks.key("f", i * 10_000L, BlockType.DATA),
+            TestBlocks.heap("f", i * 10_000L, 8_000, BlockType.DATA), false, true);
+      }
+      assertTrue(t.flush(30_000));
+      t.getBlock(TestBlocks.key("f", 0, BlockType.DATA), true, false, true).release();
+      String json = BlockCacheUtil.toJSON(t);
+      JsonObject o = JsonParser.parseString(json).getAsJsonObject();
+      assertEquals("BucketTier", o.get("implementation").getAsString(), json);
+      assertEquals("file:" + dir.resolve("c.cache"), o.get("engine").getAsString(), json);
+      assertEquals(4, o.get("blockCount").getAsLong(), json);
+      assertEquals(8 * MB, o.get("maxSize").getAsLong(), json);
+      assertEquals(t.getCurrentSize(), o.get("size").getAsLong(), json);
+      assertEquals(1, o.get("hitCount").getAsLong(), json);
+      assertEquals(1, o.get("engineReadCount").getAsLong(), json);
+      assertEquals(4, o.get("class_9216_usedSlots").getAsLong(), json);
+      assertTrue(o.has("wasteBytes") && o.has("checkpointAge") && o.has("writeQueueDepth"),
+          json);
     } finally {
       t.shutdown();
     }
