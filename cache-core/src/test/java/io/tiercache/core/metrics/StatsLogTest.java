@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class StatsLogTest {
-  /** A tier whose hits, requests and size a test sets. */
+  /** A tier whose hits, requests and size (and, if timed, engine reads) a test sets. */
   static final class FakeTier implements TierMetrics {
     final AtomicLong hits = new AtomicLong();
     final AtomicLong requests = new AtomicLong();
     final AtomicLong size = new AtomicLong();
+    final AtomicLong reads = new AtomicLong(-1); // -1: an engine that times nothing
+    final AtomicLong micros = new AtomicLong();
 
     @Override
     public String prefix() {
@@ -30,6 +32,12 @@ class StatsLogTest {
           "l2");
       out.add(Metrics.SIZE, size.get(), "l2");
       out.add(Metrics.CLASS_USED, 3, "5120");
+      if (reads.get() >= 0) {
+        out.add(Metrics.ENGINE_READS, reads.get());
+        out.add(Metrics.ENGINE_READ_TIME, micros.get());
+        out.add(Metrics.ENGINE_TIME_PER_READ,
+            reads.get() == 0 ? 0.0 : (double) micros.get() / reads.get());
+      }
     }
 
     @Override
@@ -58,30 +66,9 @@ class StatsLogTest {
     assertEquals(1, log.lines().size());
     log.stop();
   }
-  /** An L2 whose engine times its reads, as the file engines do. */
-  static final class TimedTier implements TierMetrics {
-    final AtomicLong hits = new AtomicLong();
-    final AtomicLong reads = new AtomicLong();
-    final AtomicLong micros = new AtomicLong();
-
-    @Override
-    public String prefix() {
-      return "l2";
-    }
-
-    @Override
-    public void snapshot(MetricsOut out) {
-      out.add(Metrics.HITS, hits.get(), "l2");
-      out.add(Metrics.ENGINE_READS, reads.get());
-      out.add(Metrics.ENGINE_READ_TIME, micros.get());
-      out.add(Metrics.ENGINE_TIME_PER_READ,
-          reads.get() == 0 ? 0.0 : (double) micros.get() / reads.get());
-    }
-  }
-
   @Test
   void lines_timedEngine_showThePeriodsTimePerRead_andHitsPerSecond() {
-    TimedTier tier = new TimedTier();
+    FakeTier tier = new FakeTier();
     tier.reads.set(10);
     tier.micros.set(10_000); // 1,000 us per read before the period
     StatsLog log = StatsLog.start("test", List.of(tier), 0);
@@ -91,7 +78,7 @@ class StatsLogTest {
     String line = log.lines().get(0);
     assertTrue(line.contains("engineReadCount +4, engineReadTime +400, engineTimePerRead 100.0"),
         line);
-    assertTrue(line.matches(".*; [0-9.]+ hits/s$"), line);
+    assertTrue(line.matches(".*5K: 1 slabs 3/800 slots; [0-9.]+ hits/s$"), line);
   }
 
   @Test
