@@ -95,8 +95,11 @@ public class TieredRegionServer extends HRegionServer {
     return forHBase;
   }
 
-  /** The table of an online region, as metric names carry it, or null if it is not online. */
-  private String tableOfRegion(String encodedRegionName) {
+  /**
+   * The table of an online region, as metric names carry it, or null if it is not online: what
+   * the combined cache's per-table metrics ask for HBase 3.0's keys.
+   */
+  String tableOfRegion(String encodedRegionName) {
     HRegion region = getRegion(encodedRegionName);
     return region == null ? null : TableStats.nameOf(region.getRegionInfo().getTable());
   }

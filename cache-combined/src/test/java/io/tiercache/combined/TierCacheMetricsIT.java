@@ -181,6 +181,11 @@ class TierCacheMetricsIT {
         + ", hits " + tableHits + " of " + tableRequests + " requests; cache hits "
         + hitsAfterReads);
     assertTrue(tableRequests >= tableHits);
+    // HBase 3.0's keys name a region, not a path: the RegionServer names the region's table
+    String region = rs().getRegions(TABLE).get(0).getRegionInfo().getEncodedName();
+    assertEquals("default_it14_metrics",
+        assertInstanceOf(TieredRegionServer.class, rs()).tableOfRegion(region));
+    assertEquals(null, ((TieredRegionServer) rs()).tableOfRegion("0123456789abcdef"));
     assertTrue(attribute(name, "l2_size") > 0);
     assertTrue(attribute(name, "l2_blockCount") > 0);
     Waiter.waitFor(conf, WAIT_MS, () -> {
