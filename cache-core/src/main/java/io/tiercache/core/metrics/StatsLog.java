@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * slabs 16 (free 0), utilisation 81.0%; 33K: 3 slabs 60/93 slots; ...; 4.0 hits/s}
  *
  * <h2>Concurrency</h2>
- * {@link #logNow} runs on this logger's one daemon thread (and in tests on the caller's); the
+ * {@link #lines} runs on this logger's one daemon thread (and in tests on the caller's); the
  * previous values are guarded by this object's lock.
  */
 public final class StatsLog {
