@@ -9,6 +9,7 @@ import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
+import io.tiercache.bucket.engine.ReadTimer;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.persist.Checkpoint;
 import io.tiercache.bucket.persist.Checkpoints;
@@ -37,6 +38,7 @@ import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileInfo;
 import org.apache.hadoop.hbase.util.Pair;
+import org.apache.hbase.thirdparty.com.google.gson.annotations.JsonAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +96,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Concurrency</h2>
  * Any thread may call any method. Lock order: key stripe, then index segment, then allocator.
  */
+// The web UI's JSON view shows a metrics snapshot (TierJson), not this class's fields.
+@JsonAdapter(BucketTierMetrics.Json.class)
 public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
@@ -668,6 +672,11 @@ public final class BucketTier implements CacheTier, HeapSize {
   /** The engine, as the start-up line names it (e.g. {@code file:/data/l2.cache}). */
   public String engineDescription() {
     return engine.describe();
+  }
+
+  /** The engine's read timer ({@code file:}, {@code files:}), or null if it times nothing. */
+  ReadTimer engineReadTimer() {
+    return engine.readTimer();
   }
 
   /**

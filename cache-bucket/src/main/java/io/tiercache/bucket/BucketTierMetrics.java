@@ -4,15 +4,19 @@
 package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.Occupancy;
+import io.tiercache.bucket.engine.ReadTimer;
 import io.tiercache.core.metrics.Metrics;
 import io.tiercache.core.metrics.MetricsOut;
+import io.tiercache.core.metrics.TierJson;
 import io.tiercache.core.metrics.TierMetrics;
+import java.util.Map;
 
 /**
  * The L2's metrics ({@code l2_*} in {@code docs/metrics.md}): every tier's, plus occupancy and
  * waste per size class, the write queue, drops, checksum failures, I/O errors and the disabled
- * state, checkpoints and the restore. A snapshot takes the allocator's lock once (for the
- * occupancy, as {@link BucketTier#occupancy()} does); nothing here runs on the hot path.
+ * state, the engine's read timer ({@code file:}, {@code files:}), checkpoints and the restore.
+ * A snapshot takes the allocator's lock once (for the occupancy, as
+ * {@link BucketTier#occupancy()} does); nothing here runs on the hot path.
  */
 public final class BucketTierMetrics implements TierMetrics {
   private final BucketTier tier;
@@ -40,6 +44,13 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.QUEUE_DROPS, tier.fullQueueDrops());
     out.add(Metrics.CHECKSUM_FAILURES, tier.checksumFailures());
     out.add(Metrics.IO_ERRORS, tier.ioErrors());
+    ReadTimer timer = tier.engineReadTimer();
+    long reads = timer == null ? 0 : timer.reads();
+    long micros = timer == null ? 0 : timer.nanos() / 1000;
+    out.add(Metrics.ENGINE_READS, reads);
+    out.add(Metrics.ENGINE_READ_TIME, micros);
+    out.add(Metrics.ENGINE_TIME_PER_READ, timer == null ? -1.0
+        : reads == 0 ? 0.0 : timer.nanos() / 1000.0 / reads);
     out.add(Metrics.DISABLED, tier.isDisabled() ? 1 : 0);
     out.add(Metrics.COLD_FILE_EVICTIONS, tier.coldFileEvictions());
     long[] checkpoint = tier.persistence.checkpointStatus();
@@ -69,5 +80,21 @@ public final class BucketTierMetrics implements TierMetrics {
   @Override
   public String detail() {
     return tier.engineDescription() + "; " + tier.occupancy();
+  }
+
+  /**
+   * The L2 in the web UI's JSON view ({@link TierJson}): its engine and its metrics. Named by
+   * {@code @JsonAdapter} on {@link BucketTier}.
+   */
+  public static final class Json extends TierJson<BucketTier> {
+    @Override
+    protected TierMetrics metricsOf(BucketTier tier) {
+      return new BucketTierMetrics(tier);
+    }
+
+    @Override
+    protected Map<String, String> describe(BucketTier tier) {
+      return Map.of("engine", tier.engineDescription());
+    }
   }
 }

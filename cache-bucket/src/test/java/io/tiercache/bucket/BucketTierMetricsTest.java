@@ -11,11 +11,18 @@ import io.tiercache.core.metrics.MetricsOut;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The L2's own metrics ({@link BucketTierMetrics}): checkpoints, restore, size classes. */
+/**
+ * The L2's own metrics ({@link BucketTierMetrics}): checkpoints, restore, size classes, the
+ * engine's read timer.
+ */
 class BucketTierMetricsTest {
   private static final long MB = 1 << 20;
 
@@ -60,6 +67,78 @@ class BucketTierMetricsTest {
       long held = (v.get("l2_slabs").longValue() - v.get("l2_freeSlabs").longValue()) * MB;
       assertEquals(held - v.get("l2_size").longValue(), v.get("l2_wasteBytes"));
       assertEquals(0L, v.get("l2_disabled"));
+    } finally {
+      t.shutdown();
+    }
+  }
+  @Test
+  void engineReadTimer_fileEngine_countsAndTimesEveryHitReadFromTheFile() throws Exception {
+    BucketTier t = open();
+    try {
+      Map<String, Number> before = snapshot(t);
+      assertEquals(0L, before.get("l2_engineReadCount"));
+      assertEquals(0.0, before.get("l2_engineTimePerRead"));
+      for (int i = 0; i < 5; i++) {
+        t.cacheBlock(TestBlocks.key("f", i * 10_000L, BlockType.DATA),
+            TestBlocks.heap("f", i * 10_000L, 8_000, BlockType.DATA), false, true);
+      }
+      assertTrue(t.flush(30_000)); // written: a hit now reads the file, not the write queue
+      for (int i = 0; i < 5; i++) {
+        Cacheable b = t.getBlock(TestBlocks.key("f", i * 10_000L, BlockType.DATA), true, false,
+            true);
+        assertTrue(b != null, "block " + i);
+        b.release();
+      }
+      Map<String, Number> v = snapshot(t);
+      assertEquals(5L, v.get("l2_engineReadCount"), v.toString());
+      long micros = v.get("l2_engineReadTime").longValue();
+      assertTrue(micros >= 0, v.toString());
+      assertEquals(micros / 5.0, v.get("l2_engineTimePerRead").doubleValue(), 1.0, v.toString());
+    } finally {
+      t.shutdown();
+    }
+  }
+
+  @Test
+  void engineReadTimer_memoryEngine_timesNothing() {
+    BucketTier t = BucketTier.builder().ioEngine("offheap").capacity(8 * MB).slabSize(MB).build();
+    try {
+      t.cacheBlock(TestBlocks.key("f", 0, BlockType.DATA),
+          TestBlocks.heap("f", 0, 8_000, BlockType.DATA), false, true);
+      assertTrue(t.flush(30_000));
+      Cacheable b = t.getBlock(TestBlocks.key("f", 0, BlockType.DATA), true, false, true);
+      assertTrue(b != null);
+      b.release();
+      Map<String, Number> v = snapshot(t);
+      assertEquals(0L, v.get("l2_engineReadCount"), v.toString());
+      assertEquals(-1.0, v.get("l2_engineTimePerRead"), v.toString());
+    } finally {
+      t.shutdown();
+    }
+  }
+  /** The web UI's JSON view ({@code /rs-status?format=json&bcn=L2}), by HBase's own writer. */
+  @Test
+  void toJson_byHBasesWebUi_showsTheEngineSizesCountsAndStats() throws Exception {
+    BucketTier t = open();
+    try {
+      for (int i = 0; i < 4; i++) {
+        t.cacheBlock(TestBlocks.key("f", i * 10_000L, BlockType.DATA),
+            TestBlocks.heap("f", i * 10_000L, 8_000, BlockType.DATA), false, true);
+      }
+      assertTrue(t.flush(30_000));
+      t.getBlock(TestBlocks.key("f", 0, BlockType.DATA), true, false, true).release();
+      String json = BlockCacheUtil.toJSON(t);
+      JsonObject o = JsonParser.parseString(json).getAsJsonObject();
+      assertEquals("BucketTier", o.get("implementation").getAsString(), json);
+      assertEquals("file:" + dir.resolve("c.cache"), o.get("engine").getAsString(), json);
+      assertEquals(4, o.get("blockCount").getAsLong(), json);
+      assertEquals(8 * MB, o.get("maxSize").getAsLong(), json);
+      assertEquals(t.getCurrentSize(), o.get("size").getAsLong(), json);
+      assertEquals(1, o.get("hitCount").getAsLong(), json);
+      assertEquals(1, o.get("engineReadCount").getAsLong(), json);
+      assertEquals(4, o.get("class_9216_usedSlots").getAsLong(), json);
+      assertTrue(o.has("wasteBytes") && o.has("checkpointAge") && o.has("writeQueueDepth"),
+          json);
     } finally {
       t.shutdown();
     }

@@ -5,6 +5,7 @@ package io.tiercache.combined;
 
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
+import io.tiercache.core.metrics.PublishesMetrics;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
@@ -18,7 +19,9 @@ import org.apache.hadoop.hbase.io.hfile.ResizableBlockCache;
  * {@code (Configuration)} constructor that is a {@link ResizableBlockCache} or a
  * {@link CombinedBlockCache} (HBase's HeapMemoryManager casts the RegionServer's cache to
  * {@code ResizableBlockCache}; a plain {@code BlockCache} aborts the RegionServer at startup).
- * Every failure is a {@link SettingException} naming the key, the class and what to do.
+ * Every failure is a {@link SettingException} naming the key, the class and what to do. A tier
+ * loaded alone ({@code io.tiercache.lru.LruTier}) is then asked to publish its metrics
+ * ({@link PublishesMetrics}).
  */
 final class BlockCacheLoader {
   private BlockCacheLoader() {}
@@ -27,8 +30,9 @@ final class BlockCacheLoader {
   static BlockCache create(Configuration conf) {
     String name = CacheSettings.BLOCKCACHE_CLASS.get(conf);
     Constructor<? extends BlockCache> ctor = constructorOf(name, conf.getClassLoader());
+    BlockCache cache;
     try {
-      return ctor.newInstance(conf);
+      cache = ctor.newInstance(conf);
     } catch (InvocationTargetException e) {
       Throwable cause = e.getCause();
       if (cause instanceof SettingException) {
@@ -38,6 +42,10 @@ final class BlockCacheLoader {
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw fail(name, "could not be built: " + e, e);
     }
+    if (cache instanceof PublishesMetrics) { // a tier alone: the combined cache publishes itself
+      ((PublishesMetrics) cache).publishMetrics(conf);
+    }
+    return cache;
   }
 
   private static Constructor<? extends BlockCache> constructorOf(String name, ClassLoader loader) {

@@ -6,19 +6,20 @@ package io.tiercache.combined;
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.bucket.BucketTierMetrics;
 import io.tiercache.core.config.CacheSettings;
-import io.tiercache.core.metrics.StatsLog;
+import io.tiercache.core.metrics.Publication;
 import io.tiercache.core.metrics.TableStats;
 import io.tiercache.core.metrics.TierCacheSource;
+import io.tiercache.core.metrics.TierJson;
 import io.tiercache.core.metrics.TierMetrics;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hbase.thirdparty.com.google.gson.annotations.JsonAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,23 +43,20 @@ import org.slf4j.LoggerFactory;
  * <p>A thin forwarder to a {@link BucketTier} built from the same keys, so that the line above is
  * logged only on this route.
  */
+@JsonAdapter(ExternalL2Cache.Json.class) // the web UI's JSON view: the L2's, as for BucketTier
 public final class ExternalL2Cache extends ForwardingBlockCache implements CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(ExternalL2Cache.class);
 
   private final TableStats tables;
-  private final TierCacheSource metrics;
-  private final StatsLog statsLog;
-  private final AtomicBoolean shutdown = new AtomicBoolean();
+  private final Publication metrics;
 
   /** Builds the L2 from the {@code hbase.bucketcache.*} keys; called by HBase by reflection. */
   public ExternalL2Cache(Configuration conf) {
     super(new BucketTier(conf));
     this.tables = new TableStats(CacheSettings.METRICS_TABLES_MAX.get(conf), 1 << 16);
-    List<TierMetrics> tiers = List.of(new BucketTierMetrics(tier()));
-    this.metrics = TierCacheSource.registerOrWarn(tiers, tables,
-        () -> tier().getRegionCachedInfo().orElse(Map.of()),
-        Map.of("mode", "external", "l2Engine", tier().engineDescription()));
-    this.statsLog = StatsLog.start(tier().name(), tiers,
+    this.metrics = Publication.start(tier().name(), List.of(new BucketTierMetrics(tier())),
+        tables, () -> tier().getRegionCachedInfo().orElse(Map.of()),
+        Map.of("mode", "external", "l2Engine", tier().engineDescription()),
         CacheSettings.STATS_LOG_INTERVAL.get(conf));
     LOG.info("TierCache ACTIVE as HBase's external L2 block cache (hbase.blockcache.use.external):"
         + " {} of {} bytes under HBase's own L1 (InclusiveCombinedBlockCache)", name(),
@@ -105,18 +103,13 @@ public final class ExternalL2Cache extends ForwardingBlockCache implements Cache
   /** Unregisters the metrics (once) and shuts the tier down. */
   @Override
   public void shutdown() {
-    if (shutdown.compareAndSet(false, true)) {
-      statsLog.stop();
-      if (metrics != null) {
-        metrics.unregister();
-      }
-    }
+    metrics.stop();
     super.shutdown();
   }
 
   /** The registered metrics source ({@code docs/metrics.md}; {@code mode} is {@code external}). */
   public Optional<TierCacheSource> metricsSource() {
-    return Optional.ofNullable(metrics);
+    return metrics.source();
   }
 
   /** The tier this forwards to. */
@@ -152,5 +145,19 @@ public final class ExternalL2Cache extends ForwardingBlockCache implements Cache
   @Override
   public String toString() {
     return "ExternalL2Cache{" + delegate() + "}";
+  }
+
+  /** The web UI's JSON view of this cache: its tier's ({@link BucketTierMetrics.Json}). */
+  public static final class Json extends TierJson<ExternalL2Cache> {
+    @Override
+    protected TierMetrics metricsOf(ExternalL2Cache cache) {
+      return new BucketTierMetrics(cache.tier());
+    }
+
+    @Override
+    protected Map<String, String> describe(ExternalL2Cache cache) {
+      return new java.util.TreeMap<>(
+          Map.of("engine", cache.tier().engineDescription(), "mode", "external"));
+    }
   }
 }

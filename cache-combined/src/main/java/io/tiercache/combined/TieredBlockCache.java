@@ -9,10 +9,9 @@ import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.ConfigReport;
 import io.tiercache.core.config.SettingException;
 
-import io.tiercache.core.metrics.StatsLog;
+import io.tiercache.core.metrics.Publication;
 import io.tiercache.core.metrics.TableStats;
 import io.tiercache.core.metrics.TierCacheSource;
-import io.tiercache.core.metrics.TierMetrics;
 import io.tiercache.lru.LruTier;
 import io.tiercache.lru.LruTierMetrics;
 import java.util.Collections;
@@ -101,8 +100,7 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final AtomicLong metaDemotedAtBatch = new AtomicLong();
 
   private final TableStats tables;
-  private final TierCacheSource metrics; // null for a cache built in code, or if it failed
-  private final StatsLog statsLog; // null for a cache built in code
+  private final Publication metrics; // null for a cache built in code
 
   /**
    * Builds the L1 and the L2 from {@code conf}, the way HBase builds its own combined cache: the
@@ -150,17 +148,11 @@ public class TieredBlockCache extends CombinedBlockCache {
     this.tables = new TableStats(
         conf == null ? CacheSettings.METRICS_TABLES_MAX.defaultValue()
             : CacheSettings.METRICS_TABLES_MAX.get(conf), MAX_TRACKED_FILES);
-    List<TierMetrics> tierMetrics = List.of(new LruTierMetrics(l1), new BucketTierMetrics(l2));
-    if (conf == null) {
-      this.metrics = null;
-      this.statsLog = null;
-    } else {
-      int interval = CacheSettings.STATS_LOG_INTERVAL.get(conf);
-      this.metrics = TierCacheSource.registerOrWarn(tierMetrics, tables,
-          () -> getRegionCachedInfo().orElse(Map.of()),
-          Map.of("mode", mode.key(), "l2Engine", l2.engineDescription()));
-      this.statsLog = StatsLog.start("combined", tierMetrics, interval);
-    }
+    this.metrics = conf == null ? null : Publication.start("combined",
+        List.of(new LruTierMetrics(l1), new BucketTierMetrics(l2)), tables,
+        () -> getRegionCachedInfo().orElse(Map.of()),
+        Map.of("mode", mode.key(), "l2Engine", l2.engineDescription()),
+        CacheSettings.STATS_LOG_INTERVAL.get(conf));
     LOG.info("TierCache combined cache active: mode={} (tiercache.combined.mode), L1 {} of {} "
         + "bytes, L2 {} of {} bytes", mode.key(), l1.name(), l1.getMaxSize(), l2.name(),
         l2.getMaxSize());
@@ -173,7 +165,7 @@ public class TieredBlockCache extends CombinedBlockCache {
 
   /** The registered metrics source, if this cache was built from a configuration. */
   public Optional<TierCacheSource> metricsSource() {
-    return Optional.ofNullable(metrics);
+    return metrics == null ? Optional.empty() : metrics.source();
   }
 
   /** The on-heap L1. */
@@ -447,11 +439,8 @@ public class TieredBlockCache extends CombinedBlockCache {
     }
     LOG.info("TierCache combined cache shutting down: {}", this);
     try {
-      if (statsLog != null) {
-        statsLog.stop();
-      }
       if (metrics != null) {
-        metrics.unregister();
+        metrics.stop();
       }
     } catch (RuntimeException e) {
       LOG.warn("TierCache combined cache: unregistering its metrics failed", e);

@@ -4,11 +4,13 @@
 package io.tiercache.combined;
 
 import io.tiercache.core.config.CacheSettings;
+import io.tiercache.core.metrics.TableStats;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.security.User;
 import org.slf4j.Logger;
@@ -93,6 +95,15 @@ public class TieredRegionServer extends HRegionServer {
     return forHBase;
   }
 
+  /**
+   * The table of an online region, as metric names carry it, or null if it is not online: what
+   * the combined cache's per-table metrics ask for HBase 3.0's keys.
+   */
+  String tableOfRegion(String encodedRegionName) {
+    HRegion region = getRegion(encodedRegionName);
+    return region == null ? null : TableStats.nameOf(region.getRegionInfo().getTable());
+  }
+
   /** Replaces HBase's cache with ours (step 2) and shuts HBase's down. */
   private void install(BlockCache ours) throws IOException {
     BlockCache hbaseOwn;
@@ -112,6 +123,10 @@ public class TieredRegionServer extends HRegionServer {
     }
     // HBase 2.6 registers no block cache for online configuration changes; ours is.
     getConfigurationManager().registerObserver(ours);
+    if (ours instanceof TieredBlockCache) {
+      // HBase 3.0's keys name their region instead of their file's path: the table is asked here
+      ((TieredBlockCache) ours).tableStats().resolveRegionsWith(this::tableOfRegion);
+    }
     LOG.info("TierCache installed the RegionServer block cache {} ({}={}); HBase's own {} was "
         + "never used and is shut down", ours, CacheSettings.BLOCKCACHE_CLASS.key(),
         ours.getClass().getName(), hbaseOwn == null ? "cache" : hbaseOwn.getClass().getSimpleName());

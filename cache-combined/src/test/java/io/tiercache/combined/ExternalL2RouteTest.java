@@ -8,6 +8,7 @@ import static io.tiercache.core.contract.TestBlocks.heap;
 import static io.tiercache.core.contract.TestBlocks.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tiercache.core.config.Sizes;
 import io.tiercache.core.contract.BlockCacheContract;
@@ -19,6 +20,7 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheFactory;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.InclusiveCombinedBlockCache;
@@ -34,7 +36,7 @@ class ExternalL2RouteTest extends BlockCacheContract {
   private static final int PAYLOAD = 16 * 1024;
 
   @Test
-  void hbaseBuildsItAsTheL2UnderItsOwnL1() {
+  void hbaseBuildsItAsTheL2UnderItsOwnL1() throws Exception {
     Configuration conf = HBaseConfiguration.create();
     conf.setBoolean("hbase.blockcache.use.external", true);
     conf.set("hbase.blockcache.external.class", ExternalL2Cache.class.getName());
@@ -58,6 +60,11 @@ class ExternalL2RouteTest extends BlockCacheContract {
       assertEquals(1, l2.getStats().getHitCount(), "an L1 miss was served by our L2");
       assertEquals(2, combined.evictBlocksByHfileName("f"),
           "the copy the L1 took back, and the L2's (inclusive)");
+      // the web UI's JSON view of bcn=L2 writes this cache with HBase's own Gson
+      String json = BlockCacheUtil.toJSON(l2);
+      assertTrue(json.contains("\"implementation\": \"ExternalL2Cache\"")
+          && json.contains("\"mode\": \"external\"") && json.contains("\"engine\": \"offheap\"")
+          && json.contains("\"hitCount\": 1"), json);
     } finally {
       combined.shutdown();
       combined.shutdown();

@@ -36,8 +36,11 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -178,6 +181,11 @@ class TierCacheMetricsIT {
         + ", hits " + tableHits + " of " + tableRequests + " requests; cache hits "
         + hitsAfterReads);
     assertTrue(tableRequests >= tableHits);
+    // HBase 3.0's keys name a region, not a path: the RegionServer names the region's table
+    String region = rs().getRegions(TABLE).get(0).getRegionInfo().getEncodedName();
+    assertEquals("default_it14_metrics",
+        assertInstanceOf(TieredRegionServer.class, rs()).tableOfRegion(region));
+    assertEquals(null, ((TieredRegionServer) rs()).tableOfRegion("0123456789abcdef"));
     assertTrue(attribute(name, "l2_size") > 0);
     assertTrue(attribute(name, "l2_blockCount") > 0);
     Waiter.waitFor(conf, WAIT_MS, () -> {
@@ -204,11 +212,27 @@ class TierCacheMetricsIT {
       System.out.println("[issue-14] GET /rs-status?format=json&bcn=" + tier + "&bcv=json: "
           + json.length() + " chars");
       assertTrue(json.trim().startsWith("[") && json.contains("\"hist\""), excerpt(json));
+      // [ the tier, HBase's CachedBlocksByFile ]: the tier shows its metrics (TierJson), not {}
+      JsonObject shown = JsonParser.parseString(json.replace("&quot;", "\"")).getAsJsonArray()
+          .get(0).getAsJsonObject();
+      System.out.println("[issue-14] " + tier + " in the JSON view: " + excerpt(shown.toString()));
+      BlockCache expected = tier.equals("L1") ? cache().l1() : cache().l2();
+      assertEquals(expected.getClass().getSimpleName(),
+          shown.get("implementation").getAsString(), shown.toString());
+      assertEquals(expected.getMaxSize(), shown.get("maxSize").getAsLong(), shown.toString());
+      assertTrue(shown.get("blockCount").getAsLong() > 0, shown.toString());
+      assertTrue(shown.get("hitCount").getAsLong() > 0 || tier.equals("L1"), shown.toString());
+      assertTrue(shown.has("missCount") && shown.has("hitRatio") && shown.has("size"),
+          shown.toString());
+      if (tier.equals("L2")) {
+        assertEquals("offheap", shown.get("engine").getAsString(), shown.toString());
+        assertEquals(-1.0, shown.get("engineTimePerRead").getAsDouble(), shown.toString());
+      }
     }
     // The per-block view: HBase walks the L2's iterator (BlockCacheUtil.CachedBlocksByFile, up
     // to hbase.ui.blockcache.by.file.max blocks) and writes one JSON object per file. HBase's
     // Gson there skips private fields (excludeFieldsWithModifiers(PRIVATE)), so 2.6.4 writes
-    // each object, and a tier, as {}: what can be checked is one object per cached file.
+    // each of its per-file objects as {}: what can be checked is one object per cached file.
     Set<String> l2Files = new HashSet<>();
     cache().l2().forEach(b -> l2Files.add(b.getFilename()));
     assertTrue(l2Files.contains(storeFileName()), l2Files.toString());

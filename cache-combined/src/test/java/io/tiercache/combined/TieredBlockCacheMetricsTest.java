@@ -5,6 +5,7 @@ package io.tiercache.combined;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import io.tiercache.core.metrics.Metric;
 import io.tiercache.core.metrics.Metrics;
 import io.tiercache.core.metrics.MetricsOut;
 import io.tiercache.core.metrics.TierCacheSource;
+import io.tiercache.lru.LruTier;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,6 +131,49 @@ class TieredBlockCacheMetricsTest {
       a.shutdown();
       b.shutdown();
       a.shutdown();
+    }
+  }
+  /** {@code hbase.blockcache.class=io.tiercache.lru.LruTier}: the L1 alone has its own source. */
+  @Test
+  void loadedAlone_lruTier_registersItsOwnSource_andShutdownUnregisters() throws Exception {
+    Configuration conf = new Configuration(false);
+    conf.set("hbase.blockcache.class", LruTier.class.getName());
+    conf.set("hfile.block.cache.memory.size", "8m");
+    conf.set("tiercache.metrics.log.interval", "0");
+    LruTier tier = assertInstanceOf(LruTier.class, BlockCacheLoader.create(conf));
+    ObjectName name;
+    try {
+      TierCacheSource source = tier.metricsSource().orElseThrow();
+      name = new ObjectName(source.objectName());
+      assertTrue(JMX.isRegistered(name), name.toString());
+      BlockCacheKey k = key("t3", "r3", "file3", 0);
+      tier.cacheBlock(k, TestBlocks.heap("file3", 0, 4_000, BlockType.DATA), false);
+      tier.getBlock(k, true, false, true).release();
+      MetricsOut.Recorder r = new MetricsOut.Recorder();
+      source.snapshot(r);
+      assertEquals(1L, r.values().get("l1_hitCount"));
+      assertEquals(1L, r.values().get("l1_blockCount"));
+      for (String n : r.values().keySet()) {
+        assertTrue(n.startsWith("l1_"), "an L1 alone publishes l1_ metrics only: " + n);
+      }
+      assertEquals("l1-only", JMX.getAttribute(name, "tag.mode"));
+      tier.publishMetrics(conf); // a second call registers nothing more
+      assertEquals(source, tier.metricsSource().orElseThrow());
+    } finally {
+      tier.shutdown();
+    }
+    assertFalse(JMX.isRegistered(name), "unregistered at shutdown");
+    assertTrue(tier.metricsSource().isPresent(), "kept, unregistered, after shutdown");
+  }
+
+  @Test
+  void builtInsideTheCombinedCache_lruTier_registersNoSourceOfItsOwn() {
+    TieredBlockCache cache = newCache("hbase");
+    try {
+      assertTrue(cache.metricsSource().isPresent());
+      assertFalse(cache.l1().metricsSource().isPresent());
+    } finally {
+      cache.shutdown();
     }
   }
 }

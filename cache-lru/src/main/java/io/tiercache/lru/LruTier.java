@@ -9,6 +9,9 @@ import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.file.Keys;
 import io.tiercache.core.log.LogLimit;
+import io.tiercache.core.metrics.Publication;
+import io.tiercache.core.metrics.PublishesMetrics;
+import io.tiercache.core.metrics.TierCacheSource;
 import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
@@ -32,6 +35,7 @@ import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 import org.apache.hadoop.hbase.io.hfile.FirstLevelBlockCache;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.apache.hbase.thirdparty.com.google.gson.annotations.JsonAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +91,9 @@ import org.slf4j.LoggerFactory;
  * serialisation above and online reconfiguration, which share the map, the registry and the two
  * locks.
  */
-public final class LruTier implements FirstLevelBlockCache, CacheTier {
+// The web UI's JSON view shows a metrics snapshot (TierJson), not this class's fields.
+@JsonAdapter(LruTierMetrics.Json.class)
+public final class LruTier implements FirstLevelBlockCache, CacheTier, PublishesMetrics {
   private static final Logger LOG = LoggerFactory.getLogger(LruTier.class);
   private static final long UNEXPECTED_LOG_NANOS = 60_000_000_000L;
 
@@ -110,6 +116,8 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
 
   private volatile BlockCache victimCache;
   private volatile boolean shutdown;
+  /** This L1's own metrics, when it is a RegionServer's whole cache; else null. */
+  private Publication metrics; // guarded by evictionLock
   // Written under evictionLock, read without it.
   private volatile long maxSize;
   private volatile long weight;
@@ -514,6 +522,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   @Override
   public void shutdown() {
     List<Node> all;
+    Publication published;
     evictionLock.lock();
     try {
       if (shutdown) {
@@ -526,6 +535,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
         removeExplicitly(n.key);
       }
       publishSizes();
+      published = metrics; // final from here: publishMetrics does nothing once shut down
     } finally {
       evictionLock.unlock();
     }
@@ -533,7 +543,39 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       n.block.release();
     }
     stats.stop();
+    if (published != null) {
+      published.stop();
+    }
     LOG.info("{} shut down: {}", name, stats);
+  }
+
+  /**
+   * Registers this L1's metrics source and stats line ({@code l1_*}, tag {@code mode=l1-only};
+   * no table metrics): called by {@code TieredRegionServer} when this tier is the whole block
+   * cache ({@code hbase.blockcache.class=io.tiercache.lru.LruTier}).
+   */
+  @Override
+  public void publishMetrics(Configuration conf) {
+    int interval = CacheSettings.STATS_LOG_INTERVAL.get(conf);
+    evictionLock.lock();
+    try {
+      if (metrics == null && !shutdown) {
+        metrics = Publication.start(name, List.of(new LruTierMetrics(this)), null, Map::of,
+            Map.of("mode", "l1-only"), interval);
+      }
+    } finally {
+      evictionLock.unlock();
+    }
+  }
+
+  /** The metrics source {@link #publishMetrics} registered, if any. */
+  public Optional<TierCacheSource> metricsSource() {
+    evictionLock.lock();
+    try {
+      return metrics == null ? Optional.empty() : metrics.source();
+    } finally {
+      evictionLock.unlock();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -77,6 +77,14 @@ public interface Engine extends Closeable {
     return durableIndex() != null;
   }
 
+  /**
+   * The timer of this engine's reads, or null (the default) if it does not time them: memory
+   * engines do not, a hit there being a view with no I/O (see {@link ReadTimer}).
+   */
+  default ReadTimer readTimer() {
+    return null;
+  }
+
   /** The engine as configured, e.g. {@code offheap} or {@code file:/data/cache.bin}. */
   String describe();
 

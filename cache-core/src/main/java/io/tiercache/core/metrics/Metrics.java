@@ -96,6 +96,14 @@ public final class Metrics {
       "blocks", "Blocks dropped because their checksum did not match (never served).");
   public static final Metric IO_ERRORS = define("l2_ioErrors", Kind.COUNTER, "errors",
       "I/O errors of the engine (each a miss or a dropped block).");
+  public static final Metric ENGINE_READS = define("l2_engineReadCount", Kind.COUNTER, "reads",
+      "Reads of a `file:` or `files:` engine's storage, timed (a hit's block, or prefetch's "
+          + "size check of a cached block); 0 on memory engines, which time nothing.");
+  public static final Metric ENGINE_READ_TIME = define("l2_engineReadTime", Kind.COUNTER,
+      "microseconds", "Time the engine reads of l2_engineReadCount took, in all.");
+  public static final Metric ENGINE_TIME_PER_READ = define("l2_engineTimePerRead", Kind.GAUGE,
+      "microseconds", "Mean time of an engine read since start, BucketCache's \"time per hit\" "
+          + "(0 before the first read; -1 on memory engines, whose hits are not timed).");
   public static final Metric DISABLED = define("l2_disabled", Kind.GAUGE, "0 or 1",
       "1 once lasting I/O errors or an Error disabled the L2 (the RegionServer keeps serving "
           + "without it).");

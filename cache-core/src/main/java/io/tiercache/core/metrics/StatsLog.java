@@ -16,15 +16,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The periodic INFO stats line, one per tier, like HBase's {@code LruBlockCache} (every five
  * minutes) and {@code BucketCache} (which adds fragmentation per size class): counters as their
- * change since the last line, the hit ratio of that period, gauges as they are, then the tier's
- * {@link TierMetrics#detail()}. Names are those of {@code docs/metrics.md}.
+ * change since the last line, the hit ratio and the engine's time per read of that period,
+ * gauges as they are, then the tier's {@link TierMetrics#detail()} and the period's hits per
+ * second. Names are those of {@code docs/metrics.md}.
  *
  * <p>Example: {@code TierCache l2 stats, last 300 s: hitCount +1200, missCount +40,
- * hitRatio 0.968, ..., size 16777216, ...; slabs 16 (free 0), utilisation 81.0%; 33K: 3 slabs
- * 60/93 slots; ...}
+ * hitRatio 0.968, ..., engineTimePerRead 104.2, ..., size 16777216, ...; file:/data/l2.cache;
+ * slabs 16 (free 0), utilisation 81.0%; 33K: 3 slabs 60/93 slots; ...; 4.0 hits/s}
  *
  * <h2>Concurrency</h2>
- * {@link #logNow} runs on this logger's one daemon thread (and in tests on the caller's); the
+ * {@link #lines} runs on this logger's one daemon thread (and in tests on the caller's); the
  * previous values are guarded by this object's lock.
  */
 public final class StatsLog {
@@ -83,7 +84,7 @@ public final class StatsLog {
   /** The lines for the period since the last call (or since start), one per tier. */
   public synchronized List<String> lines() {
     long now = System.nanoTime();
-    long seconds = Math.round((now - previousNanos) / 1e9);
+    double seconds = (now - previousNanos) / 1e9;
     previousNanos = now;
     List<String> lines = new java.util.ArrayList<>();
     for (TierMetrics t : tiers) {
@@ -101,11 +102,11 @@ public final class StatsLog {
     return r;
   }
 
-  private static String line(TierMetrics t, long seconds, MetricsOut.Recorder r,
+  private static String line(TierMetrics t, double seconds, MetricsOut.Recorder r,
       Map<String, Number> before) {
     String p = t.prefix() + "_";
     StringBuilder sb = new StringBuilder("TierCache ").append(t.prefix())
-        .append(" stats, last ").append(seconds).append(" s:");
+        .append(" stats, last ").append(Math.round(seconds)).append(" s:");
     long dHits = delta(r, before, Metrics.HITS.fill(t.prefix()));
     long dRequests = delta(r, before, Metrics.REQUESTS.fill(t.prefix()));
     String sep = " ";
@@ -121,6 +122,11 @@ public final class StatsLog {
       if (m == Metrics.HIT_RATIO) {
         sb.append(String.format(Locale.ROOT, "%.3f",
             dRequests == 0 ? 0.0 : (double) dHits / dRequests));
+      } else if (m == Metrics.ENGINE_TIME_PER_READ && e.getValue().doubleValue() >= 0) {
+        long dReads = delta(r, before, Metrics.ENGINE_READS.fill());
+        long dMicros = delta(r, before, Metrics.ENGINE_READ_TIME.fill());
+        sb.append(String.format(Locale.ROOT, "%.1f",
+            dReads == 0 ? 0.0 : (double) dMicros / dReads));
       } else if (m.kind() == Metric.Kind.COUNTER) {
         sb.append('+').append(delta(r, before, e.getKey()));
       } else if (e.getValue() instanceof Double) {
@@ -133,6 +139,8 @@ public final class StatsLog {
     if (!detail.isEmpty()) {
       sb.append("; ").append(detail);
     }
+    // BucketCache's "hits per second", over this period
+    sb.append(String.format(Locale.ROOT, "; %.1f hits/s", seconds <= 0 ? 0.0 : dHits / seconds));
     return sb.toString();
   }
 

@@ -107,4 +107,46 @@ class TableStatsTest {
     long allocated = mx.getThreadAllocatedBytes(tid) - before;
     assertEquals(true, allocated < 1024, allocated + " bytes allocated by 100k lookups");
   }
+  /**
+   * HBase 3.0's keys name their region, not their path: the RegionServer's online regions tell
+   * the table. Simulated on 2.6's classes with path-less keys and a region per file name.
+   */
+  @Test
+  void lookup_keysWithARegionButNoPath_countForTheTableTheRegionServerNames() {
+    Map<String, String> regionOfFile = Map.of("f1", "r1", "f2", "r2");
+    Map<String, String> online = new java.util.HashMap<>(Map.of("r1", "default_a"));
+    long[] now = {1_000L};
+    TableStats t = new TableStats(10, 100, k -> regionOfFile.get(k.getHfileName()),
+        () -> now[0]);
+    t.resolveRegionsWith(online::get);
+    t.lookup(new BlockCacheKey("f1", 0), true);
+    t.lookup(new BlockCacheKey("f2", 0), true); // r2 not online yet: not counted
+    online.put("r2", "ns_b");
+    t.lookup(new BlockCacheKey("f2", 100), true); // asked again only after a second
+    now[0] += TableStats.RETRY_NANOS;
+    t.lookup(new BlockCacheKey("f2", 200), false);
+    t.lookup(new BlockCacheKey("f2", 300), true);
+    Map<String, Number> v = snapshot(t, Map.of("r1", 10L, "r2", 20L));
+    assertEquals(1L, v.get("table_default_a_hitCount"));
+    assertEquals(10L, v.get("table_default_a_cachedBytes"));
+    assertEquals(2L, v.get("table_ns_b_requestCount"));
+    assertEquals(1L, v.get("table_ns_b_hitCount"));
+    assertEquals(20L, v.get("table_ns_b_cachedBytes"));
+  }
+
+  @Test
+  void lookup_keysWithNeitherPathNorResolver_countForNoTable() {
+    TableStats t = new TableStats(10, 100, k -> "r1", () -> 0L);
+    t.lookup(new BlockCacheKey("f1", 0), true);
+    Map<String, Number> v = snapshot(t, Map.of("r1", 10L));
+    assertEquals(0L, v.get("tablesTracked"));
+    assertEquals(0L, v.get("table__other_requestCount"));
+    assertEquals(10L, v.get("table__other_cachedBytes"));
+  }
+
+  @Test
+  void nameOf_isNamespaceUnderscoreQualifier() {
+    assertEquals("ns_t1", TableStats.nameOf(org.apache.hadoop.hbase.TableName.valueOf("ns:t1")));
+    assertEquals("default_t2", TableStats.nameOf(org.apache.hadoop.hbase.TableName.valueOf("t2")));
+  }
 }
