@@ -57,22 +57,6 @@ final class BenchCache implements AutoCloseable {
     return fileNames[file];
   }
 
-  /**
-   * Caches a block of its own under {@code key} (random bytes seeded by its offset), as a real
-   * cache holds one block per key: hits on different keys then update different reference
-   * counts, where the shared {@link #block}'s one count is a cache line every hit of every thread
-   * writes. The cache keeps its own reference (or copy); this one is dropped.
-   */
-  void fillOwn(BlockCacheKey key) {
-    HFileBlock own = Blocks.random(key.getHfileName(), key.getOffset(), blockBytes,
-        key.getOffset());
-    try {
-      cache.cacheBlock(key, own, false, true);
-    } finally {
-      own.release();
-    }
-  }
-
   /** Blocks of {@code blockBytes} that fill {@code fraction} of the capacity. */
   int blocksFor(double fraction) {
     return (int) (fraction * cache.getMaxSize() / (blockBytes + 512));

@@ -44,7 +44,7 @@ public class HitBenchmark extends SubjectBenchmark {
     keys = new BlockCacheKey[KEYS];
     for (int i = 0; i < KEYS; i++) {
       keys[i] = bench.key(0, i);
-      bench.fillOwn(keys[i]);
+      bench.fill(keys[i]);
     }
     bench.awaitWritten(keys);
   }
