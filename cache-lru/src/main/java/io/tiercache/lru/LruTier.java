@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -59,11 +60,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Writes.</b> Inserts, explicit evictions and resizes take the eviction lock, update the
  * map, the {@link Policy} and the {@link FileRegistry} together, and collect the blocks evicted
  * for capacity. After unlocking, each such block is handed to the victim cache (if set) and then
- * released; a block copied on heap at insert is never shared with the caller. An insert never
- * waits for the lock: when {@code tryLock} fails it queues its node, and the holder adds queued
+ * released; a block copied on heap at insert is never shared with the caller. An insert does not
+ * wait for the lock: when {@code tryLock} fails it queues its node, and the holder adds queued
  * nodes when it takes the lock for anything that reads or changes the map and again after it
  * unlocks ({@code serveQueued}), so a queued block becomes visible within the holder's critical
- * section. Waiting for the lock put a descheduled holder's time slice into the miss's latency on
+ * section. Only when {@value #MAX_QUEUED_INSERTS} inserts are queued already does an insert wait
+ * for the lock (and add the queue itself), so the queue stays bounded. Waiting for the lock put a descheduled holder's time slice into the miss's latency on
  * an oversubscribed machine (HBase's LruBlockCache and Caffeine never block an insert either).
  *
  * <h2>Invariants</h2>
@@ -114,6 +116,14 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
    * cache's state is read under the lock (see "Writes" in the class comment).
    */
   private final ConcurrentLinkedQueue<Node> queuedInserts = new ConcurrentLinkedQueue<>();
+  /**
+   * Nodes in {@link #queuedInserts} (at most about {@link #MAX_QUEUED_INSERTS} plus the inserts
+   * racing past the check): without a bound, two threads missing on every read queued inserts
+   * faster than the holder added them (JMH's churn benchmark grew the queue to gigabytes).
+   */
+  private final AtomicInteger queuedCount = new AtomicInteger();
+  /** Queued inserts beyond which an insert waits for the lock instead. */
+  static final int MAX_QUEUED_INSERTS = 64;
   private final FileRegistry files = new FileRegistry();
   private final AtomicLong unexpectedFailures = new AtomicLong();
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
@@ -306,10 +316,16 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       return;
     }
     if (!evictionLock.tryLock()) {
-      // The holder adds it before it lets go (or serveQueued below does): never wait here.
-      queuedInserts.add(node);
-      serveQueued();
-      return;
+      if (queuedCount.get() < MAX_QUEUED_INSERTS) {
+        // The holder adds it before it lets go (or serveQueued below does): no wait here.
+        queuedCount.incrementAndGet();
+        queuedInserts.add(node);
+        serveQueued();
+        return;
+      }
+      // The queue is full: inserts come faster than a holder adds them. Wait and help, as
+      // Caffeine's writers do when its write buffer is full, so the queue stays bounded.
+      evictionLock.lock();
     }
     Batch batch = new Batch();
     try {
@@ -350,6 +366,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private void addQueued(Batch batch) {
     Node n;
     while ((n = queuedInserts.poll()) != null) {
+      queuedCount.decrementAndGet();
       add(n, batch);
     }
   }

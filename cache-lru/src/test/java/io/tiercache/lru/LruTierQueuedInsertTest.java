@@ -55,6 +55,39 @@ class LruTierQueuedInsertTest {
   }
 
   @Test
+  void cacheBlock_withFullQueue_waitsForTheLock_thenEveryBlockIsCached() throws Exception {
+    LruTier tier = LruTier.builder().maxSize(32L * 1024 * KB).build();
+    int blocks = LruTier.MAX_QUEUED_INSERTS + 8;
+    CountDownLatch done = new CountDownLatch(1);
+    Thread writer = new Thread(() -> {
+      for (int i = 0; i < blocks; i++) {
+        HFileBlock b = TestBlocks.heap("w", i * 100_000L, 4 * KB, BlockType.DATA);
+        tier.cacheBlock(key("w", i), b, false);
+        b.release();
+      }
+      done.countDown();
+    });
+    tier.evictionLock.lock();
+    try {
+      writer.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!tier.evictionLock.hasQueuedThread(writer) && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertTrue(tier.evictionLock.hasQueuedThread(writer),
+          "the insert after a full queue waits for the lock");
+      assertEquals(1, done.getCount());
+    } finally {
+      tier.evictionLock.unlock();
+    }
+    assertTrue(done.await(10, TimeUnit.SECONDS));
+    writer.join();
+    tier.checkInvariants();
+    assertEquals(blocks, tier.getBlockCount());
+    tier.shutdown();
+  }
+
+  @Test
   void evictBlocksByHfileName_afterQueuedInsert_removesIt() {
     LruTier tier = LruTier.builder().maxSize(8L * 1024 * KB).build();
     HFileBlock block = TestBlocks.heap("e", 0, 16 * KB, BlockType.DATA);
