@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -60,19 +58,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Writes.</b> Inserts, explicit evictions and resizes take the eviction lock, update the
  * map, the {@link Policy} and the {@link FileRegistry} together, and collect the blocks evicted
  * for capacity. After unlocking, each such block is handed to the victim cache (if set) and then
- * released; a block copied on heap at insert is never shared with the caller. An insert does not
- * wait for the lock: when {@code tryLock} fails it queues its node, and the holder adds queued
- * nodes when it takes the lock for anything that reads or changes the map and again after it
- * unlocks ({@code serveQueued}), so a queued block becomes visible within the holder's critical
- * section. Only when {@value #MAX_QUEUED_INSERTS} inserts are queued already does an insert wait
- * for the lock (and add the queue itself), so the queue stays bounded. Waiting for the lock put a descheduled holder's time slice into the miss's latency on
- * an oversubscribed machine (HBase's LruBlockCache and Caffeine never block an insert either).
+ * released; a block copied on heap at insert is never shared with the caller.
  *
  * <h2>Invariants</h2>
  * <ul>
  *   <li>At every lock release, the map, the policy queues and the file registry hold the same
- *       blocks, and the policy's weight is at most the maximum size. A queued insert is in none
- *       of them until a lock holder adds it.</li>
+ *       blocks, and the policy's weight is at most the maximum size.</li>
  *   <li>Every block in the map holds exactly one reference owned by this cache, released once
  *       when it leaves the map (after the victim hand-off for capacity evictions).</li>
  *   <li>{@link #getBlock} returns a block only after retaining it for the caller; a block freed
@@ -96,34 +87,20 @@ import org.slf4j.LoggerFactory;
  * and a hand-off takes no lock of this tier.
  *
  * <h2>Size</h2>
- * Past the style guide's 600 lines by about 215: the policy already lives apart ({@link Policy},
+ * Past the style guide's 600 lines by about 120: the policy already lives apart ({@link Policy},
  * {@code WindowClimber}, {@code FrequencySketch}, {@code ReadBuffer}); what stays is the whole
  * HBase 2.6 {@code FirstLevelBlockCache} surface with its containment, the hand-off
- * serialisation above, the queued inserts and online reconfiguration, which share the map, the
- * registry and the two locks.
+ * serialisation above and online reconfiguration, which share the map, the registry and the two
+ * locks.
  */
 public final class LruTier implements FirstLevelBlockCache, CacheTier {
   private static final Logger LOG = LoggerFactory.getLogger(LruTier.class);
   private static final long UNEXPECTED_LOG_NANOS = 60_000_000_000L;
 
   private final ConcurrentHashMap<BlockCacheKey, Node> map;
-  /** Package-private so that LruTierQueuedInsertTest can hold it and make inserts queue. */
-  final ReentrantLock evictionLock = new ReentrantLock();
+  private final ReentrantLock evictionLock = new ReentrantLock();
   private final ReentrantReadWriteLock handOffs = new ReentrantReadWriteLock();
   private final ReadBuffer<Node> readBuffer = new ReadBuffer<>();
-  /**
-   * New blocks whose insert found evictionLock held; whoever holds it next adds them before the
-   * cache's state is read under the lock (see "Writes" in the class comment).
-   */
-  private final ConcurrentLinkedQueue<Node> queuedInserts = new ConcurrentLinkedQueue<>();
-  /**
-   * Nodes in {@link #queuedInserts} (at most about {@link #MAX_QUEUED_INSERTS} plus the inserts
-   * racing past the check): without a bound, two threads missing on every read queued inserts
-   * faster than the holder added them (JMH's churn benchmark grew the queue to gigabytes).
-   */
-  private final AtomicInteger queuedCount = new AtomicInteger();
-  /** Queued inserts beyond which an insert waits for the lock instead. */
-  static final int MAX_QUEUED_INSERTS = 64;
   private final FileRegistry files = new FileRegistry();
   private final AtomicLong unexpectedFailures = new AtomicLong();
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
@@ -237,7 +214,6 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       } finally {
         evictionLock.unlock();
       }
-      serveQueued();
     }
   }
 
@@ -315,128 +291,42 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       node.block.release();
       return;
     }
-    if (!evictionLock.tryLock()) {
-      if (queuedCount.get() < MAX_QUEUED_INSERTS) {
-        // The holder adds it before it lets go (or serveQueued below does): no wait here.
-        queuedCount.incrementAndGet();
-        queuedInserts.add(node);
-        serveQueued();
-        return;
-      }
-      // The queue is full: inserts come faster than a holder adds them. Wait and help, as
-      // Caffeine's writers do when its write buffer is full, so the queue stays bounded.
-      evictionLock.lock();
-    }
-    Batch batch = new Batch();
-    try {
-      drainReads();
-      addQueued(batch);
-      add(node, batch);
-    } finally {
-      unlock(batch);
-    }
-  }
-
-  /**
-   * Adds {@code node} to the map, the policy and the registry, evicting for room; the caller
-   * holds evictionLock. What to release and hand off after unlocking goes to {@code batch}.
-   */
-  private void add(Node node, Batch batch) {
-    if (shutdown) {
-      batch.released.add(node);
-      return;
-    }
-    BlockCacheKey key = node.key;
-    Node replaced = map.put(key, node);
-    if (replaced != null) {
-      policy.remove(replaced);
-      batch.released.add(replaced);
-    } else {
-      files.add(key.getHfileName(), key.getOffset(), node.block.getSerializedLength(),
-          node.data, Keys.regionOf(key));
-    }
-    int from = batch.evicted.size();
-    policy.add(node, batch.evicted);
-    for (int i = from; i < batch.evicted.size(); i++) {
-      removeFromIndex(batch.evicted.get(i));
-    }
-  }
-
-  /** Adds every queued insert, oldest first; the caller holds evictionLock. */
-  private void addQueued(Batch batch) {
-    Node n;
-    while ((n = queuedInserts.poll()) != null) {
-      queuedCount.decrementAndGet();
-      add(n, batch);
-    }
-  }
-
-  /**
-   * Takes evictionLock and adds the queued inserts, so that what the caller does next (an
-   * explicit eviction, a check) sees them; {@link #unlock} ends it.
-   */
-  private Batch lockAll() {
+    List<Node> evicted = new ArrayList<>(2);
+    Node replaced = null;
+    boolean accepted = false;
     evictionLock.lock();
-    Batch batch = new Batch();
     try {
-      addQueued(batch);
-      publishSizes();
-    } catch (Throwable t) {
-      unlock(batch);
-      throw t;
-    }
-    return batch;
-  }
-
-  /**
-   * Publishes the sizes, releases evictionLock, then releases the replaced blocks and hands off
-   * the victims of {@code batch}, and serves inserts queued meanwhile.
-   */
-  private void unlock(Batch batch) {
-    unlockOnly(batch);
-    serveQueued();
-  }
-
-  /** {@link #unlock} without serving the queue. */
-  private void unlockOnly(Batch batch) {
-    try {
-      publishSizes();
-      beginHandOff(batch.evicted);
+      if (!shutdown) {
+        accepted = true;
+        drainReads();
+        replaced = map.put(key, node);
+        if (replaced != null) {
+          policy.remove(replaced);
+        } else {
+          files.add(key.getHfileName(), key.getOffset(), node.block.getSerializedLength(),
+              node.data, Keys.regionOf(key));
+        }
+        policy.add(node, evicted);
+        for (Node n : evicted) {
+          removeFromIndex(n);
+        }
+        publishSizes();
+        beginHandOff(evicted);
+      }
     } finally {
       evictionLock.unlock();
     }
+    if (!accepted) {
+      node.block.release();
+      return;
+    }
     try {
-      for (Node r : batch.released) {
-        r.block.release();
+      if (replaced != null) {
+        replaced.block.release();
       }
     } finally {
-      handOff(batch.evicted);
+      handOff(evicted);
     }
-  }
-
-  /**
-   * Adds inserts queued by threads that found evictionLock held, unless another thread holds it
-   * now (that thread serves them when it unlocks). Called after every release of evictionLock:
-   * an insert queues its node before its failed {@code tryLock}, so the holder's check here,
-   * after its unlock, sees the node (both are volatile accesses, in one total order).
-   */
-  private void serveQueued() {
-    while (!queuedInserts.isEmpty() && evictionLock.tryLock()) {
-      Batch batch = new Batch();
-      try {
-        addQueued(batch);
-      } finally {
-        unlockOnly(batch);
-      }
-    }
-  }
-
-  /** What a holder of evictionLock leaves to do after unlocking. */
-  private static final class Batch {
-    /** Capacity victims, to hand to the victim cache and release. */
-    final List<Node> evicted = new ArrayList<>(2);
-    /** Blocks that left (replaced, or refused at shutdown), to release. */
-    final List<Node> released = new ArrayList<>(1);
   }
 
   /** Takes a node's block out of the file registry (its bytes and region with it). */
@@ -533,11 +423,12 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   @Override
   public boolean evictBlock(BlockCacheKey key) {
     Node removed;
-    Batch batch = lockAll();
+    evictionLock.lock();
     try {
       removed = removeExplicitly(key);
+      publishSizes();
     } finally {
-      unlock(batch);
+      evictionLock.unlock();
     }
     awaitHandOffs();
     if (removed == null) {
@@ -572,14 +463,13 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   @Override
   public int evictBlocksRangeByHfileName(String hfileName, long initOffset, long endOffset) {
     long[] offsets = files.offsets(hfileName);
-    if (offsets.length == 0 && queuedInserts.isEmpty()) {
+    if (offsets.length == 0) {
       awaitHandOffs();
       return 0;
     }
     List<Node> removed = new ArrayList<>(offsets.length);
-    Batch batch = lockAll();
+    evictionLock.lock();
     try {
-      offsets = files.offsets(hfileName); // queued inserts of the file are in it now
       for (long offset : offsets) {
         if (offset < initOffset || offset > endOffset) {
           continue;
@@ -589,8 +479,9 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
           removed.add(n);
         }
       }
+      publishSizes();
     } finally {
-      unlock(batch);
+      evictionLock.unlock();
     }
     awaitHandOffs();
     for (Node n : removed) {
@@ -608,18 +499,21 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
     if (size <= 0) {
       throw new IllegalArgumentException(name + ": max size must be positive, got " + size);
     }
-    Batch batch = lockAll();
+    List<Node> evicted = new ArrayList<>();
+    evictionLock.lock();
     try {
       maxSize = size;
       policy.setMaximum(size);
-      int from = batch.evicted.size();
-      policy.evict(batch.evicted);
-      for (int i = from; i < batch.evicted.size(); i++) {
-        removeFromIndex(batch.evicted.get(i));
+      policy.evict(evicted);
+      for (Node n : evicted) {
+        removeFromIndex(n);
       }
+      publishSizes();
+      beginHandOff(evicted);
     } finally {
-      unlock(batch);
+      evictionLock.unlock();
     }
+    handOff(evicted);
   }
 
   @Override
@@ -637,7 +531,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
   @Override
   public void shutdown() {
     List<Node> all;
-    Batch batch = lockAll();
+    evictionLock.lock();
     try {
       if (shutdown) {
         return;
@@ -648,8 +542,9 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       for (Node n : all) {
         removeExplicitly(n.key);
       }
+      publishSizes();
     } finally {
-      unlock(batch);
+      evictionLock.unlock();
     }
     for (Node n : all) {
       n.block.release();
@@ -701,7 +596,6 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
       } finally {
         evictionLock.unlock();
       }
-      serveQueued();
       applied = new Configuration(conf);
       if (!changed.isEmpty()) {
         LOG.info("{}: configuration changed: {}", name, String.join("; ", changed));
@@ -716,11 +610,11 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
    * {@code tiercache.lru.window.percentage} and follows the workload (see {@link Policy}).
    */
   double windowShare() {
-    Batch batch = lockAll();
+    evictionLock.lock();
     try {
       return policy.windowShare();
     } finally {
-      unlock(batch);
+      evictionLock.unlock();
     }
   }
 
@@ -803,7 +697,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
 
   @Override
   public void checkInvariants() {
-    Batch batch = lockAll();
+    evictionLock.lock();
     try {
       drainReads();
       policy.checkInvariants(map.size());
@@ -823,7 +717,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier {
         }
       }
     } finally {
-      unlock(batch);
+      evictionLock.unlock();
     }
   }
 

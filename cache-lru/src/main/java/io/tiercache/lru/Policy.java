@@ -26,7 +26,7 @@ import java.util.SplittableRandom;
  * W-TinyLFU's 80 % protected main space). Without it the idle quarter was split between single
  * and multi by their turns, which left PROTECTED at about half the cache, and blocks read again
  * and again were demoted into the duel with one-pass scan blocks: on the showdown's
- * {@code scan-64k-3x}, 66.2 % hits against Caffeine's 68.6 % before, 67.9 % against 67.2 % after
+ * {@code scan-64k-3x}, 66.2 % hits against Caffeine's 68.6 % before, 68.8 % against 68.8 % after
  * (docs/benchmarks.md). As in-memory blocks arrive the spare shrinks and PROTECTED gives the
  * room back by demotion.
  *
