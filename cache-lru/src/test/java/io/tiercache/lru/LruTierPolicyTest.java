@@ -177,6 +177,37 @@ class LruTierPolicyTest {
   }
 
   @Test
+  void multiShare_takesTheSpareInMemoryShare_andGivesItBackWhenInMemoryBlocksArrive() {
+    long capacity = 8L * 1024 * KB;
+    LruTier tier = LruTier.builder().maxSize(capacity).build();
+    int hot = (int) (capacity * 1.2 / BLOCK);
+    for (int round = 0; round < 6; round++) {
+      for (int i = 0; i < hot; i++) {
+        read(tier, "hot", i);
+      }
+    }
+    tier.checkInvariants(); // drains the read buffer into the policy
+    double multi = (double) weightByPriority(tier).getOrDefault(BlockPriority.MULTI, 0L)
+        / capacity;
+    // 0.50 (multi) + 0.25 (the idle in-memory share), not HBase's 0.50 alone.
+    assertTrue(multi > 0.70 && multi <= 0.76, "multi share " + multi + ", expected ~0.75");
+    for (int i = 0; i < capacity / 4 / BLOCK; i++) {
+      put(tier, TestBlocks.key("mem", i * 100_000L, BlockType.DATA), BLOCK, true);
+    }
+    for (int i = 0; i < hot; i++) {
+      read(tier, "hot", i);
+    }
+    tier.checkInvariants();
+    Map<BlockPriority, Long> weights = weightByPriority(tier);
+    multi = (double) weights.getOrDefault(BlockPriority.MULTI, 0L) / capacity;
+    double memory = (double) weights.getOrDefault(BlockPriority.MEMORY, 0L) / capacity;
+    assertTrue(memory > 0.2, "in-memory share " + memory);
+    assertTrue(multi <= 0.51 + (0.25 - Math.min(0.25, memory)), "multi share " + multi
+        + " with in-memory share " + memory);
+    tier.shutdown();
+  }
+
+  @Test
   void capacityEvictions_areHandedToVictimCache_andNoneIsLost() {
     LruTier l1 = LruTier.builder().maxSize(1L * 1024 * KB).name("small").build();
     LruTier l2 = LruTier.builder().maxSize(64L * 1024 * KB).name("victim").build();

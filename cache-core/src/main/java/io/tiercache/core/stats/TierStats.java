@@ -4,6 +4,7 @@
 package io.tiercache.core.stats;
 
 import java.util.concurrent.atomic.LongAdder;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.CacheStats;
 
 /**
@@ -18,8 +19,13 @@ import org.apache.hadoop.hbase.io.hfile.CacheStats;
  *   <li>{@link #handedOff()}: evicted blocks given to the next tier instead of being lost.</li>
  * </ul>
  *
- * <p>Concurrency: every counter is a {@link LongAdder} or HBase's own thread-safe counter; any
- * thread may update and read them. A roller thread runs only for stats built with periods
+ * <p>Hits are counted in {@link HitCounts} (one atomic add per hit instead of CacheStats' four
+ * {@code LongAdder} adds); every hit getter HBase reads is overridden to sum them, so RegionServer
+ * metrics ({@code l1CacheHitRatio} and the per-type hit counts), the web UI and the stats window
+ * see the same totals as before.
+ *
+ * <p>Concurrency: every counter is a {@link LongAdder}, a {@link HitCounts} stripe or HBase's own
+ * thread-safe counter; any thread may update and read them. A roller thread runs only for stats built with periods
  * ({@link #TierStats(String, int, int)}), as HBase's caches do; {@link #stop()} ends it.
  */
 public class TierStats extends CacheStats {
@@ -27,6 +33,7 @@ public class TierStats extends CacheStats {
   private final LongAdder handedOff = new LongAdder();
   private final LongAdder admitted = new LongAdder();
   private final LongAdder bytesWritten = new LongAdder();
+  private final HitCounts hits = new HitCounts();
 
   public TierStats(String name) {
     super(name);
@@ -47,6 +54,77 @@ public class TierStats extends CacheStats {
     if (getMetricsRollerScheduler() != null) {
       getMetricsRollerScheduler().shutdownNow();
     }
+  }
+
+  /** Counts one hit; HBase's contract, at one atomic add (see {@link HitCounts}). */
+  @Override
+  public void hit(boolean caching, boolean primary, BlockType type) {
+    hits.hit(caching, primary, type);
+  }
+
+  @Override
+  public long getHitCount() {
+    return hits.total();
+  }
+
+  @Override
+  public long getPrimaryHitCount() {
+    return hits.primary();
+  }
+
+  @Override
+  public long getHitCachingCount() {
+    return hits.caching();
+  }
+
+  @Override
+  public long getDataHitCount() {
+    return hits.of(BlockType.DATA);
+  }
+
+  @Override
+  public long getLeafIndexHitCount() {
+    return hits.of(BlockType.LEAF_INDEX);
+  }
+
+  @Override
+  public long getBloomChunkHitCount() {
+    return hits.of(BlockType.BLOOM_CHUNK);
+  }
+
+  @Override
+  public long getMetaHitCount() {
+    return hits.of(BlockType.META);
+  }
+
+  @Override
+  public long getRootIndexHitCount() {
+    return hits.of(BlockType.ROOT_INDEX);
+  }
+
+  @Override
+  public long getIntermediateIndexHitCount() {
+    return hits.of(BlockType.INTERMEDIATE_INDEX);
+  }
+
+  @Override
+  public long getFileInfoHitCount() {
+    return hits.of(BlockType.FILE_INFO);
+  }
+
+  @Override
+  public long getGeneralBloomMetaHitCount() {
+    return hits.of(BlockType.GENERAL_BLOOM_META);
+  }
+
+  @Override
+  public long getDeleteFamilyBloomHitCount() {
+    return hits.of(BlockType.DELETE_FAMILY_BLOOM_META);
+  }
+
+  @Override
+  public long getTrailerHitCount() {
+    return hits.of(BlockType.TRAILER);
   }
 
   /** Counts one new block kept out by the admission filter. */
