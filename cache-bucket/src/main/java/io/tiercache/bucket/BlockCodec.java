@@ -6,12 +6,14 @@ package io.tiercache.bucket;
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.InPlaceWrites;
+import io.tiercache.bucket.meta.BlockMeta;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializer;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
@@ -40,9 +42,9 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * <p>Thread safe: the write scratch buffer is per thread.
  */
 final class BlockCodec {
-  static final int F_IN_MEMORY = SlabAllocator.F_IN_MEMORY;
-  static final int F_DATA = SlabAllocator.F_DATA;
-  static final int F_VERIFIED = SlabAllocator.F_VERIFIED;
+  static final int F_IN_MEMORY = BlockMeta.F_IN_MEMORY;
+  static final int F_DATA = BlockMeta.F_DATA;
+  static final int F_VERIFIED = BlockMeta.F_VERIFIED;
 
   /** Where an HFile block header keeps {@code onDiskSizeWithoutHeader}: after the 8-byte magic. */
   private static final int ON_DISK_SIZE_AT = 8;
@@ -74,12 +76,30 @@ final class BlockCodec {
   }
 
   /**
-   * Serializes {@code block} to the engine at {@code offset}, a slot the caller owns and has not
+   * The metadata of {@code block}, just written ({@link #write}) into slot {@code h} with
+   * {@code checksum}, as {@code BlockStore.publish} takes it: verified (its bytes are as written),
+   * in-memory priority for in-memory and meta blocks. {@code data}: not an index or bloom block.
+   */
+  static BlockMeta written(long h, Cacheable block, int length, int checksum, boolean inMemory,
+      boolean data) {
+    BlockType type = block.getBlockType();
+    BlockMeta m = new BlockMeta();
+    m.handle = h;
+    m.length = length;
+    m.checksum = checksum;
+    m.flags = flags(inMemory || !data, data, true);
+    m.deserializer = block.getDeserializer().getDeserializerIdentifier();
+    m.type = type == null ? 0xff : type.ordinal();
+    return m;
+  }
+
+  /**
+   * Serializes {@code block} to the engine at {@code address}, a slot the caller owns and has not
    * published; returns its CRC32C, or 0 where checksums are not kept (see the class comment).
    */
-  int write(Cacheable block, long offset, int length) throws IOException {
+  int write(Cacheable block, long address, int length) throws IOException {
     if (inPlace != null) {
-      ByteBuffer slot = inPlace.writable(offset, length);
+      ByteBuffer slot = inPlace.writable(address, length);
       block.serialize(slot, true);
       if (!checksums) {
         return 0;
@@ -96,7 +116,7 @@ final class BlockCodec {
     block.serialize(buf, true);
     buf.rewind().limit(length);
     int checksum = checksums ? crc(buf) : 0;
-    engine.write(offset, buf);
+    engine.write(address, buf);
     return checksum;
   }
 
@@ -109,7 +129,7 @@ final class BlockCodec {
   Cacheable read(long h, SlabAllocator slabs, Runnable unpin) throws IOException {
     // Every field of the slot record is read while the pin is held: once unpinned, the slot may
     // be evicted, freed, reallocated and described for another block at any moment.
-    long offset = slabs.offsetOf(h);
+    long address = slabs.address(h);
     int length = slabs.length(h);
     int checksum = slabs.checksum(h);
     CacheableDeserializer<Cacheable> deserializer =
@@ -117,7 +137,7 @@ final class BlockCodec {
     if (engine.isZeroCopy()) {
       ByteBuffer view;
       try {
-        view = engine.view(offset, length);
+        view = engine.view(address, length);
         if ((slabs.flags(h) & F_VERIFIED) == 0) {
           if (crc(view) != checksum) {
             unpin.run();
@@ -151,10 +171,10 @@ final class BlockCodec {
       return null;
     }
     try {
-      long at = offset;
+      long at = address;
       for (ByteBuffer part : copy.nioByteBuffers()) {
         ByteBuffer dst = part.duplicate();
-        int take = (int) Math.min(dst.remaining(), offset + length - at);
+        int take = (int) Math.min(dst.remaining(), address + length - at);
         dst.limit(dst.position() + take);
         engine.read(at, dst);
         at += take;
@@ -198,17 +218,17 @@ final class BlockCodec {
    * verified since a restart is verified first; -1 if its checksum fails. The caller unpins.
    */
   int onDiskSizeWithHeader(long h, SlabAllocator slabs) throws IOException {
-    long offset = slabs.offsetOf(h);
+    long address = slabs.address(h);
     int length = slabs.length(h);
     int checksum = slabs.checksum(h);
     ByteBuffer bytes;
     boolean verified;
     if (engine.isZeroCopy()) {
-      bytes = engine.view(offset, length);
+      bytes = engine.view(address, length);
       verified = (slabs.flags(h) & F_VERIFIED) != 0;
     } else { // file engines verify every read, as on the read path
       bytes = ByteBuffer.allocate(length);
-      engine.read(offset, bytes);
+      engine.read(address, bytes);
       bytes.flip();
       verified = false;
     }

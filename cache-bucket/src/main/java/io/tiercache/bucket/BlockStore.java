@@ -5,8 +5,11 @@ package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
+import io.tiercache.bucket.alloc.SlotState;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.index.BlockIndex;
+import io.tiercache.bucket.meta.BlockMeta;
+import io.tiercache.bucket.persist.IndexedBlocks;
 import io.tiercache.core.file.FileRegistry;
 import io.tiercache.core.file.Keys;
 import io.tiercache.core.stats.TierStats;
@@ -28,7 +31,8 @@ import org.apache.hadoop.hbase.io.hfile.CachedBlock;
  *
  * <h2>Invariants</h2>
  * At every stripe-lock release, for each key: the index maps it to a live slot whose record
- * describes it, the registry lists its offset, and the counters include it — or none of these.
+ * describes it, the registry lists its block offset, and the counters include it — or none of
+ * these.
  *
  * <h2>Concurrency</h2>
  * Publication and removal of a key hold the key's stripe lock (256 stripes by block offset).
@@ -41,7 +45,7 @@ import org.apache.hadoop.hbase.io.hfile.CachedBlock;
  * the index, before {@code SlabAllocator.evicted} may free it for reuse. {@link #clear()}
  * (shutdown) leaves the records alone: they are what the next start restores.
  */
-final class BlockStore {
+final class BlockStore implements IndexedBlocks {
   private static final int STRIPES = 256;
 
   final SlabAllocator slabs;
@@ -68,8 +72,8 @@ final class BlockStore {
     }
   }
 
-  ReentrantLock stripe(long offset) {
-    long h = offset * 0x9E3779B97F4A7C15L;
+  ReentrantLock stripe(long blockOffset) {
+    long h = blockOffset * 0x9E3779B97F4A7C15L;
     return stripes[(int) (h >>> 56) & (STRIPES - 1)];
   }
 
@@ -86,7 +90,7 @@ final class BlockStore {
       return false;
     }
     try {
-      return (slabs.flags(h) & SlabAllocator.F_IN_MEMORY) != 0;
+      return (slabs.flags(h) & BlockMeta.F_IN_MEMORY) != 0;
     } finally {
       slabs.unpin(h);
     }
@@ -127,44 +131,48 @@ final class BlockStore {
   }
 
   /**
-   * Publishes the written slot {@code h} under {@code key} if its slab takes publications (not
-   * while it drains), {@code stillWanted} (checked under the key's lock) says so, and the store
-   * was not cleared (shutdown). Returns
-   * false if the block was not published; the caller frees the slot. {@code stillWanted} is not
+   * Publishes the written slot {@code m.handle} under {@code key} if its slab takes
+   * publications (not while it drains), {@code stillWanted} (checked under the key's lock) says
+   * so, and the store was not cleared (shutdown). Returns false if the block was not published;
+   * the caller frees the slot. {@code stillWanted} is not
    * asked when the slab drains, so the caller can tell that case and write the block elsewhere.
+   *
+   * <p>The writer fills {@code m}'s handle, length, checksum, flags, deserializer and type; the
+   * rest (file, block offset, file id, cached-at time, and size class and region for a durable
+   * index) is filled here.
    *
    * <p>Order under the key's lock: record filled, slot marked published (allocator lock), index.
    * A drain that lists the slot thus reads its finished record and then evicts it under this
    * same lock, after the index holds it; a drain that started first makes the mark fail.
    */
-  boolean publish(BlockCacheKey key, long h, int length, int checksum, int flags,
-      int deserializer, int type, BooleanSupplier stillWanted) {
+  boolean publish(BlockCacheKey key, BlockMeta m, BooleanSupplier stillWanted) {
+    long h = m.handle;
     long replaced = Handles.NONE;
     ReentrantLock lock = stripe(key.getOffset());
     lock.lock();
     try {
-      boolean data = (flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(key.getHfileName(), key.getOffset(), length, data,
-          Keys.regionOf(key));
-      slabs.describe(h, fileId, key.getOffset(), length, checksum, flags, deserializer, type,
-          now());
+      m.file = key.getHfileName();
+      m.blockOffset = key.getOffset();
+      m.fileId = files.add(m.file, m.blockOffset, m.length, m.isData(), Keys.regionOf(key));
+      m.cachedAt = now();
+      slabs.describe(h, m);
       if (!slabs.markPublished(h) || !stillWanted.getAsBoolean() || closed) {
-        if (index.peek(fileId, key.getOffset()) == Handles.NONE) {
-          files.remove(key.getHfileName(), key.getOffset(), length, data);
+        if (index.peek(m.fileId, m.blockOffset) == Handles.NONE) {
+          files.remove(m.file, m.blockOffset, m.length, m.isData());
         }
         return false;
       }
       if (durable != null) {
-        durable.publish(Handles.slab(h), Handles.slot(h), slabs.classOf(h), key.getHfileName(),
-            files.regionOf(key.getHfileName()), key.getOffset(), length, checksum, flags & ~SlabAllocator.F_VERIFIED, deserializer,
-            type);
+        m.sizeClass = slabs.classOf(h);
+        m.region = files.regionOf(m.file);
+        durable.publish(m);
       }
-      replaced = index.put(fileId, key.getOffset(), h);
+      replaced = index.put(m.fileId, m.blockOffset, h);
       if (replaced == BlockIndex.FULL) {
         // The key was new, so it has no other entry to keep: undo, and the caller drops it.
-        files.remove(key.getHfileName(), key.getOffset(), length, data);
+        files.remove(m.file, m.blockOffset, m.length, m.isData());
         if (durable != null) {
-          durable.remove(Handles.slab(h), Handles.slot(h));
+          durable.remove(h);
         }
         return false;
       }
@@ -200,16 +208,17 @@ final class BlockStore {
     return fileId >= 0 && evict(fileId, key.getOffset(), h, false, true);
   }
 
-  private boolean evict(int fileId, long offset, long h, boolean forCapacity, boolean durably) {
+  private boolean evict(int fileId, long blockOffset, long h, boolean forCapacity,
+      boolean durably) {
     boolean removed;
-    ReentrantLock lock = stripe(offset);
+    ReentrantLock lock = stripe(blockOffset);
     lock.lock();
     try {
-      removed = index.remove(fileId, offset, h) == h;
+      removed = index.remove(fileId, blockOffset, h) == h;
       if (removed) {
         String file = files.nameOf(fileId);
         if (file != null) {
-          forgetFile(file, offset, h);
+          forgetFile(file, blockOffset, h);
         }
         if (durably) {
           forget(h);
@@ -258,8 +267,8 @@ final class BlockStore {
   }
 
   /** Takes slot {@code h}'s block of {@code file} out of the registry (record still intact). */
-  private void forgetFile(String file, long offset, long h) {
-    files.remove(file, offset, slabs.length(h), (slabs.flags(h) & SlabAllocator.F_DATA) != 0);
+  private void forgetFile(String file, long blockOffset, long h) {
+    files.remove(file, blockOffset, slabs.length(h), (slabs.flags(h) & BlockMeta.F_DATA) != 0);
   }
 
   /**
@@ -274,7 +283,7 @@ final class BlockStore {
       stripe.unlock();
     }
     List<Long> all = new ArrayList<>();
-    index.forEach((fileId, offset, h) -> all.add(h));
+    index.forEach((fileId, blockOffset, h) -> all.add(h));
     for (long h : all) {
       evict(h, false, false);
     }
@@ -283,7 +292,7 @@ final class BlockStore {
   /** Invalidates the durable record of a slot that just left the index (before its reuse). */
   private void forget(long h) {
     if (durable != null) {
-      durable.remove(Handles.slab(h), Handles.slot(h));
+      durable.remove(h);
     }
   }
 
@@ -293,14 +302,35 @@ final class BlockStore {
     long length = slabs.length(h);
     blocks.addAndGet(sign);
     bytes.addAndGet(sign * length);
-    if ((slabs.flags(h) & SlabAllocator.F_DATA) != 0) {
+    if ((slabs.flags(h) & BlockMeta.F_DATA) != 0) {
       dataBlocks.addAndGet(sign);
       dataBytes.addAndGet(sign * length);
     }
   }
 
-  long mutations() {
+  @Override
+  public SlabAllocator slabs() {
+    return slabs;
+  }
+
+  @Override
+  public BlockIndex index() {
+    return index;
+  }
+
+  @Override
+  public FileRegistry files() {
+    return files;
+  }
+
+  @Override
+  public long mutations() {
     return mutations.get();
+  }
+
+  @Override
+  public void restored(long handle) {
+    account(handle, +1);
   }
 
   long blocks() {
@@ -335,7 +365,7 @@ final class BlockStore {
       public boolean hasNext() {
         while (next == null && cursor.next()) {
           int fileId = cursor.fileId();
-          long offset = cursor.offset();
+          long blockOffset = cursor.blockOffset();
           long h = cursor.handle();
           String file = files.nameOf(fileId);
           int t = slabs.type(h);
@@ -343,13 +373,13 @@ final class BlockStore {
           int length = slabs.length(h);
           int freq = slabs.freq(h);
           long cachedAt = slabs.cachedAt(h);
-          if (file == null || slabs.fileId(h) != fileId || slabs.blockOffset(h) != offset) {
+          if (file == null || slabs.fileId(h) != fileId || slabs.blockOffset(h) != blockOffset) {
             continue; // evicted (and perhaps reused) since the cursor read the entry
           }
-          BlockPriority priority = (flags & SlabAllocator.F_IN_MEMORY) != 0
+          BlockPriority priority = (flags & BlockMeta.F_IN_MEMORY) != 0
               ? BlockPriority.MEMORY
               : freq >= 1 ? BlockPriority.MULTI : BlockPriority.SINGLE;
-          next = new TierBlock(file, offset, t < types.length ? types[t] : null, priority,
+          next = new TierBlock(file, blockOffset, t < types.length ? types[t] : null, priority,
               length, startNanos + cachedAt * 1_000_000_000L);
         }
         return next != null;
@@ -369,18 +399,18 @@ final class BlockStore {
 
   void checkInvariants(long capacity) {
     long[] count = new long[2];
-    index.forEach((fileId, offset, h) -> {
+    index.forEach((fileId, blockOffset, h) -> {
       count[0]++;
       count[1] += slabs.length(h);
       int state = slabs.state(h);
-      if (!SlabAllocator.isLive(state)) {
+      if (!SlotState.isLive(state)) {
         throw new IllegalStateException("indexed slot " + Handles.toString(h) + " has state "
             + Integer.toHexString(state));
       }
-      if (slabs.fileId(h) != fileId || slabs.blockOffset(h) != offset) {
+      if (slabs.fileId(h) != fileId || slabs.blockOffset(h) != blockOffset) {
         throw new IllegalStateException("slot " + Handles.toString(h) + " describes "
             + slabs.fileId(h) + "@" + slabs.blockOffset(h) + ", index says " + fileId + "@"
-            + offset);
+            + blockOffset);
       }
     });
     if (count[0] != blocks.get() || count[1] != bytes.get()) {

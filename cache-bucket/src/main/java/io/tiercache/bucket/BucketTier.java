@@ -4,34 +4,26 @@
 package io.tiercache.bucket;
 
 import io.tiercache.bucket.admit.Admission;
-import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.Occupancy;
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.Engines;
 import io.tiercache.bucket.index.BlockIndex;
-import io.tiercache.bucket.write.Writers;
+import io.tiercache.bucket.persist.Checkpoint;
+import io.tiercache.bucket.persist.Checkpoints;
+import io.tiercache.bucket.persist.Restore;
+import io.tiercache.bucket.write.Pending;
+import io.tiercache.bucket.write.WriteBehind;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.ConfigReport;
-import io.tiercache.core.config.SettingException;
-import io.tiercache.core.config.Sizes;
-import io.tiercache.core.file.Keys;
-import io.tiercache.core.log.LogLimit;
-import io.tiercache.core.ref.RefCounts;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.CacheTier;
 import java.io.IOException;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -39,8 +31,6 @@ import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.io.HeapSize;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
-import org.apache.hadoop.hbase.io.hfile.BlockCacheUtil;
-import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
@@ -57,50 +47,32 @@ import org.slf4j.LoggerFactory;
  * {@code docs/configuration.md}); HBase's external-cache hook can load it on its own.
  *
  * <h2>Implementation notes</h2>
- * <b>Admission.</b> Before anything else, {@code cacheBlock} asks the admission filter
- * ({@link Admission}, {@code tiercache.l2.admission}) on the caller's thread whether the block
- * is worth writing: in {@code tinylfu} mode a data block that would displace a block read more
- * often is rejected (counted in {@link TierStats#admissionRejected()}) before it is retained,
- * copied or checksummed. See {@code admits} for the rules.
- *
- * <p><b>Write path.</b> {@code cacheBlock} retains the block, records it as pending (a pending
- * block is already a hit) and queues it for a writer thread ({@link Writers}). A writer allocates
- * a slot of the block's size class ({@link SlabAllocator}, which evicts by CLOCK or moves a cold
- * slab when needed), serializes the block into the engine (in place for memory engines) with a
- * CRC32C, fills the slot record, then publishes the slot in the {@link BlockIndex} and the
- * {@link io.tiercache.core.file.FileRegistry}. If the writer's queue is full the caller writes the block itself, but only
- * into free space; it never evicts, and drops the block (counted) when no free space is left.
- * {@code waitWhenCache} callers write themselves and may evict.
- *
- * <p><b>Read path.</b> A lookup pins the slot under the index's read lock. Memory engines wrap
- * the slot's memory without copying; the block's last {@code release()} unpins it. File engines
- * copy into a buffer from the {@link ByteBuffAllocator} and unpin at once. A slot whose checksum
- * has not been verified since it was loaded from a checkpoint is verified before it is served; a
- * mismatch drops the block.
- *
- * <p><b>Checkpoints.</b> With {@code hbase.bucketcache.persistent.path} and a persistent engine,
- * {@link Checkpoints} writes the index periodically and at shutdown; at start it is restored in
- * the background ({@link Restore}): the tier answers at once, inserts wait for the restore's end,
- * evictions made meanwhile are replayed.
- *
- * <p><b>Durable index.</b> An engine that keeps its own {@link DurableIndex} ({@code pmem:}) is
- * restored from it in the same way and told of every publication and removal
- * ({@link BlockStore}); no checkpoint file is written for it.
+ * The class is the HBase 2.6 {@code BlockCache} surface, each method with its containment; the
+ * work is done by its parts, one concept each:
+ * <ul>
+ *   <li>{@link Inserts}: admission ({@link Admission}, {@code tiercache.l2.admission}: a data
+ *       block that would displace a block read more often is rejected on the caller's thread),
+ *       the write-behind ({@link WriteBehind}: a pending block is already a hit) and the write
+ *       and publication of a slot.</li>
+ *   <li>{@link Reads}: a lookup pins the slot under the index's read lock; memory engines wrap
+ *       the slot's memory without copying (the block's last {@code release()} unpins it), file
+ *       engines copy into a buffer from the {@link ByteBuffAllocator} and unpin at once. A slot
+ *       not verified since it was restored is verified before it is served.</li>
+ *   <li>{@link BlockStore}: the allocator ({@link SlabAllocator}: size classes, CLOCK, slab
+ *       drains), the off-heap {@link BlockIndex} and the file registry kept in agreement under
+ *       a striped key lock; removing a block takes it out of the index first, and the slot is
+ *       freed at once if unpinned, else by its last reader.</li>
+ *   <li>{@code persist/}: with {@code hbase.bucketcache.persistent.path} and a persistent engine,
+ *       {@link Checkpoints} writes the index periodically and at shutdown; at start it is restored
+ *       in the background ({@link Restore}): the tier answers at once, inserts wait for the
+ *       restore's end, evictions made meanwhile are replayed. An engine with its own
+ *       {@link DurableIndex} ({@code pmem:}) is restored from it the same way.</li>
+ *   <li>{@link EngineGuard}: the engine closes only when no read or write uses it.</li>
+ * </ul>
  *
  * <p><b>Containment.</b> Every {@code BlockCache} method catches {@code Throwable} at its
  * boundary: a failure is a miss or a dropped block, never an exception in HBase's read path; an
  * {@link Error} disables the tier ({@link FaultTracker#unexpected}).
- *
- * <p><b>Size.</b> This class is over the style guide's 600 lines: it is the whole HBase 2.6
- * {@code BlockCache} surface (about 40 methods, each with its containment) over the read and
- * write paths. The write path (pending map, writer queues, write and publish) is to move to
- * {@code write/} when issue 15 splits cache-bucket into its concept packages, together with the
- * per-block metadata rework it shares; splitting it before then would move the same code twice.
- *
- * <p><b>Eviction.</b> Removing a block takes it out of the index first; the slot is freed at
- * once if unpinned, else by the last reader ({@code SlabAllocator.evicted}). Publication and
- * removal of one key are serialised by a striped lock ({@link BlockStore}), so the index, the
- * registry and the pending map agree on every key.
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -109,7 +81,7 @@ import org.slf4j.LoggerFactory;
  *   <li>After writes settle, index size = registry size = {@link #getBlockCount()}, and every
  *       indexed slot is allocated, not evicted, and describes its key.</li>
  *   <li>The engine is closed only once shut down and no reader holds a pinned slot and no write
- *       is in progress ({@code inEngine} is zero).</li>
+ *       is in progress ({@link EngineGuard}).</li>
  * </ul>
  *
  * <h2>Concurrency</h2>
@@ -118,38 +90,30 @@ import org.slf4j.LoggerFactory;
 public final class BucketTier implements CacheTier, HeapSize {
   private static final Logger LOG = LoggerFactory.getLogger(BucketTier.class);
 
-  /** Slots a block is written to before it is dropped because each one's slab drained. */
-  private static final int PUBLISH_ATTEMPTS = 3;
-
-  private final BucketConfig config;
-  private final String name;
+  // Package-private: the read and write paths (Reads, Inserts) take their parts from here.
+  final BucketConfig config;
+  final String name;
   private final Engine engine;
-  private final BlockStore store;
-  private final SlabAllocator slabs;
+  final BlockStore store;
+  final SlabAllocator slabs;
   private final BlockIndex index;
-  private final TierStats stats;
-  private final BlockCodec codec;
-  private final FaultTracker faults;
-  private final Admission admission;
-  private final ConcurrentHashMap<BlockCacheKey, Pending> pending = new ConcurrentHashMap<>();
-  private final Writers<Pending> writers;
-  private final Checkpoints checkpoints; // null unless a checkpoint file is configured
-  private final Restore restore;
+  final TierStats stats;
+  final BlockCodec codec;
+  final FaultTracker faults;
+  final Admission admission;
+  final EngineGuard guard = new EngineGuard(this::closeEngine);
+  private final Inserts inserts;
+  final WriteBehind writeBehind;
+  private final Reads reads;
+  private final FileEvictions evictions;
+  final TierPersistence persistence;
+  final Restore restore;
   private final FileResidency residency;
-  private final ColdFiles coldFiles;
-  /** The configuration the current settings were read from (empty for a tier built in code). */
-  private volatile Configuration applied = new Configuration(false);
+  final ColdFiles coldFiles;
+  private final RuntimeSettings settings;
   private final boolean persistent;
-  /** Set when the RegionServer stops gracefully: its region closes keep a persistent L2's blocks. */
+  /** Set when the RegionServer stops gracefully: region closes keep a persistent L2's blocks. */
   private volatile boolean keepFilesOnClose;
-  /** Pinned reads plus writes in progress: the engine closes only when this is zero. */
-  private final AtomicLong inEngine = new AtomicLong();
-  private final LongAdder checksumFailures = new LongAdder();
-  private final LongAdder fullQueueDrops = new LongAdder();
-  private final LogLimit checksumLog = new LogLimit(LogLimit.MINUTE);
-  private final LogLimit refusedLog = new LogLimit(LogLimit.MINUTE);
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private final AtomicBoolean engineClosed = new AtomicBoolean();
 
   /**
    * Builds an L2 from HBase configuration keys.
@@ -159,7 +123,7 @@ public final class BucketTier implements CacheTier, HeapSize {
    */
   public BucketTier(Configuration conf) {
     this(BucketConfig.from(ConfigReport.logOnce(conf)), "L2", ByteBuffAllocator.HEAP);
-    this.applied = new Configuration(conf);
+    settings.started(conf);
     LOG.info("TierCache {} started: {}; {}", name,
         CacheSettings.describe(conf, BucketConfig.SETTINGS), config);
   }
@@ -183,16 +147,11 @@ public final class BucketTier implements CacheTier, HeapSize {
     this.admission = new Admission(config.admission, config.expectedBlocks());
     this.stats = new TierStats(name, config.statsPeriods, config.statsPeriodMinutes);
     if (config.persistentPath != null) {
-      Persistence.checkPath(config.persistentPath); // before an engine reserves its space
+      Checkpoints.checkPath(config.persistentPath); // before an engine reserves its space
     }
     // All direct memory but the engine's is taken here, before the engine opens, so nothing
     // is left open when it is not there, and nothing later (cacheBlock) has to allocate it.
-    DirectBudget.check(config.directBytes(), DirectBudget.available(),
-        BucketConfig.isOffHeap(config.ioEngine)
-            ? Sizes.format(config.capacity) + " of slabs and " + Sizes.format(config.metadataBytes())
-                + " of index and slot records"
-            : Sizes.format(config.metadataBytes()) + " of index and slot records for "
-                + Sizes.format(config.capacity) + " of " + config.ioEngine);
+    DirectBudget.check(config);
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
       this.index = new BlockIndex(
@@ -204,14 +163,18 @@ public final class BucketTier implements CacheTier, HeapSize {
     try {
       DurableIndex durable = engine.durableIndex();
       this.store = new BlockStore(slabs, index, stats, durable);
-      this.residency = new FileResidency(name, store.files);
+      this.residency = new FileResidency(name, store.files, this::unexpected);
       this.coldFiles = new ColdFiles(name, slabs, store.files,
           file -> evictFile(file, 0, Long.MAX_VALUE));
       this.persistent = engine.isPersistent()
           && (durable != null || config.persistentPath != null);
       this.codec = new BlockCodec(engine, buffers, persistent);
       this.faults = new FaultTracker(name, config.errorsToleratedMs, System::nanoTime);
-      this.checkpoints = Checkpoints.open(name, config, engine, slabs, store, this::checkpoint);
+      this.persistence = new TierPersistence(this, engine, Checkpoints.open(name,
+          config.persistentPath, config.persistIntervalMs, engine, new Checkpoint.Geometry(
+              engine.describe(), config.capacity, config.slabSize, config.slotSizes()), store,
+          this::checkpoint));
+      this.restore = persistence.restore;
     } catch (RuntimeException | Error e) {
       try {
         engine.close(); // nothing else holds it yet: its files and locks are released now
@@ -220,50 +183,12 @@ public final class BucketTier implements CacheTier, HeapSize {
       }
       throw e;
     }
-    this.writers = new Writers<>("tiercache-" + name, config.writerThreads, config.writerQueue,
-        p -> write(p, Handles.NONE)); // writer threads may evict
-    if ((engine.durableIndex() != null && engine.hasDurableRecords())
-        || (checkpoints != null && checkpoints.exists())) {
-      this.restore = new Restore(name); // off the start-up path: the tier answers at once
-      restore.start(restorer, this::restoreIndex, this::replay, this::restored);
-    } else {
-      this.restore = Restore.none(name); // nothing to restore: a cold start, ready now
-      if (checkpoints != null) {
-        checkpoints.restore(); // finds no file: logs the cold start
-        checkpoints.schedule();
-      }
-    }
-  }
-
-  /** The restore's work, on its thread: the index from the durable index or the checkpoint. */
-  private void restoreIndex() {
-    if (!enterEngine()) {
-      return; // shut down before it began
-    }
-    try {
-      DurableIndex durable = engine.durableIndex();
-      if (durable != null) {
-        Checkpoints.restoreDurable(name, durable, slabs, store);
-      } else {
-        checkpoints.restore();
-      }
-    } finally {
-      exitEngine();
-    }
-  }
-
-  /** Applies again an eviction made while the restore ran. */
-  private void replay(Restore.Eviction e) {
-    if (!closed.get()) {
-      evictFile(e.file, e.from, e.to);
-    }
-  }
-
-  /** After the restore: periodic checkpoints start. */
-  private void restored() {
-    if (checkpoints != null && !closed.get()) {
-      checkpoints.schedule();
-    }
+    this.inserts = new Inserts(this); // starts the writer threads
+    this.writeBehind = inserts.writeBehind;
+    this.reads = new Reads(this, writeBehind);
+    this.evictions = new FileEvictions(this, writeBehind, residency);
+    this.settings = new RuntimeSettings(name, faults, admission, persistence);
+    persistence.start(restorer);
   }
 
   /** Returns a builder for an L2 configured in code. */
@@ -288,86 +213,15 @@ public final class BucketTier implements CacheTier, HeapSize {
   public Cacheable getBlock(BlockCacheKey key, boolean caching, boolean repeat,
       boolean updateCacheMetrics) {
     try {
-      return lookup(key, caching, repeat, updateCacheMetrics);
+      return reads.lookup(key, caching, repeat, updateCacheMetrics);
     } catch (Throwable t) { // nothing leaves a BlockCache method: a failure is a miss
       unexpected("getBlock of " + key, t);
       return null;
     }
   }
 
-  private Cacheable lookup(BlockCacheKey key, boolean caching, boolean repeat,
-      boolean updateCacheMetrics) {
-    if (!repeat) {
-      admission.lookedUp(key);
-    }
-    Cacheable found = null;
-    if (!closed.get() && !faults.disabled()) {
-      found = readWritten(key);
-      if (found == null) {
-        Pending p = pending.get(key);
-        if (p != null && RefCounts.tryRetain(p.block)) {
-          found = p.block;
-        }
-      }
-    }
-    if (found != null) {
-      if (updateCacheMetrics) {
-        stats.hit(caching, key.isPrimary(), key.getBlockType());
-      }
-    } else if (!repeat && updateCacheMetrics) {
-      stats.miss(caching, key.isPrimary(), key.getBlockType());
-    }
-    return found;
-  }
-
-  private Cacheable readWritten(BlockCacheKey requested) {
-    if (!enterEngine()) {
-      return null;
-    }
-    BlockCacheKey found = requested;
-    long pinned = store.pin(found);
-    if (pinned == Handles.NONE) {
-      // A split daughter's reference reads its parent's blocks, as HBase's BucketCache does.
-      found = Keys.referredKey(requested);
-      pinned = found == null ? Handles.NONE : store.pin(found);
-    }
-    if (pinned == Handles.NONE) {
-      exitEngine();
-      return null;
-    }
-    BlockCacheKey key = found;
-    long h = pinned;
-    try {
-      Cacheable block = codec.read(h, slabs, () -> unpin(h));
-      if (block == null) {
-        checksumFailures.increment();
-        long quiet = checksumLog.admit(System.nanoTime());
-        if (quiet >= 0) {
-          LOG.warn("{}: block {} failed its checksum (or its record is damaged) and was dropped "
-              + "({} more since the last such line, {} in all; at most one line a minute)", name,
-              key, quiet, checksumFailures.sum());
-        }
-        // codec.read has unpinned h: it may hold another block by now, so drop it only if the
-        // index still maps this key to it.
-        store.evict(key, h);
-        return null;
-      }
-      faults.success();
-      slabs.touch(h);
-      return block;
-    } catch (IOException e) {
-      if (faults.error("read of " + key, e)) {
-        disable();
-      }
-      return null;
-    } catch (RuntimeException | Error e) { // codec.read has unpinned h
-      unexpected("read of " + key, e);
-      return null;
-    }
-  }
-
   /** Records a failure caught at the tier's boundary; an Error disables the tier. */
-  private void unexpected(String what, Throwable t) {
+  void unexpected(String what, Throwable t) {
     try {
       if (faults.unexpected(what, t)) {
         disable();
@@ -375,30 +229,6 @@ public final class BucketTier implements CacheTier, HeapSize {
     } catch (Throwable again) { // logging or stopping failed too: the tier is already off
       // nothing more can be done here without risking the caller
     }
-  }
-
-  /**
-   * Registers a use of engine memory (a pinned read, a write, a checkpoint) so that shutdown does
-   * not close the engine under it; false if the tier is closed, and then nothing is registered.
-   */
-  private boolean enterEngine() {
-    inEngine.incrementAndGet();
-    if (closed.get()) {
-      exitEngine();
-      return false;
-    }
-    return true;
-  }
-
-  private void exitEngine() {
-    if (inEngine.decrementAndGet() == 0 && closed.get()) {
-      closeEngine();
-    }
-  }
-
-  private void unpin(long h) {
-    slabs.unpin(h);
-    exitEngine();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -427,7 +257,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
       boolean waitWhenCache) {
     try {
-      insert(key, buf, inMemory, waitWhenCache, false);
+      inserts.insert(key, buf, inMemory, waitWhenCache, false);
     } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
       unexpected("cacheBlock of " + key, t);
     }
@@ -442,229 +272,9 @@ public final class BucketTier implements CacheTier, HeapSize {
    */
   public void cacheDemoted(BlockCacheKey key, Cacheable buf, boolean inMemory) {
     try {
-      insert(key, buf, inMemory, false, true);
+      inserts.insert(key, buf, inMemory, false, true);
     } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
       unexpected("cacheBlock of " + key, t);
-    }
-  }
-
-  private void insert(BlockCacheKey key, Cacheable buf, boolean inMemory,
-      boolean waitWhenCache, boolean admitted) {
-    if (closed.get() || faults.disabled()) {
-      return;
-    }
-    if (restore.running()) {
-      restore.droppedInsert(); // the restore claims the slots its records name
-      return;
-    }
-    int sizeClass = config.classes.classOf(buf.getSerializedLength());
-    if (sizeClass < 0) {
-      stats.failInsert();
-      long quiet = refusedLog.admit(System.nanoTime());
-      if (quiet >= 0) {
-        LOG.warn("{}: refused block {} of {} bytes, over the largest bucket size {} ({} more "
-            + "since the last such line; at most one line a minute)", name, key,
-            buf.getSerializedLength(), config.classes.maxSize(), quiet);
-      }
-      return;
-    }
-    if (pending.containsKey(key)
-        || (store.contains(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf))) {
-      return;
-    }
-    // Decided here, on the caller's thread, before the block is retained, queued or copied: a
-    // rejected block costs a sketch lookup and a look at the victim, nothing more.
-    if (!admitted && !admits(key, buf, inMemory, waitWhenCache, sizeClass)) {
-      stats.admissionReject();
-      return;
-    }
-    stats.admit();
-    Pending p = new Pending(key, buf.retain(), inMemory);
-    if (pending.putIfAbsent(key, p) != null) {
-      buf.release();
-      return;
-    }
-    if (waitWhenCache) {
-      write(p, Handles.NONE);
-      return;
-    }
-    long h;
-    try {
-      if (writers.offer(Long.hashCode(key.getOffset()), p)) {
-        return;
-      }
-      // The reader's thread never evicts: eviction is the writers' work.
-      h = slabs.allocate(sizeClass);
-    } catch (RuntimeException | Error e) { // not handed to anyone: drop it here
-      pending.remove(key, p);
-      p.block.release();
-      throw e;
-    }
-    if (h != Handles.NONE) {
-      write(p, h);
-    } else {
-      fullQueueDrops.increment();
-      stats.failInsert();
-      pending.remove(key, p);
-      p.block.release();
-    }
-  }
-
-  /**
-   * The admission rules ({@code tiercache.l2.admission}, see {@link Admission}):
-   * <ol>
-   *   <li>{@code all} mode: every block is admitted.</li>
-   *   <li>Index and bloom (meta) blocks, blocks of {@code IN_MEMORY} families and
-   *       {@code waitWhenCache} inserts (prefetch, cache-on-write) are always admitted: the first
-   *       two are read on nearly every get and small, CLOCK protects them once written; the
-   *       last are inserts HBase asked to be waited for, and HBase's prefetch stops by itself
-   *       when {@link #blockFitsIntoTheCache} says no.</li>
-   *   <li>A data block whose size class can take it without evicting (a free slot or slab, or a
-   *       class that holds no slab yet) is admitted.</li>
-   *   <li>Otherwise its sketch estimate is compared with that of the block CLOCK would evict
-   *       for it ({@link SlabAllocator#admissionVictim}): admitted if higher (or, warm and
-   *       unlucky, at random: {@link Admission#admits}). A victim whose file name the registry
-   *       cannot give in O(1), or no published victim at all, admits a candidate seen at least
-   *       twice.</li>
-   * </ol>
-   * Every insert attempt is counted in the sketch first.
-   */
-  private boolean admits(BlockCacheKey key, Cacheable buf, boolean inMemory,
-      boolean waitWhenCache, int sizeClass) {
-    if (!admission.filtering()) {
-      return true;
-    }
-    admission.inserting(key);
-    if (inMemory || waitWhenCache || isMetaBlock(buf.getBlockType())) {
-      return true;
-    }
-    long victim = slabs.admissionVictim(sizeClass);
-    if (victim == SlabAllocator.NO_VICTIM) {
-      return true;
-    }
-    int candidate = admission.frequency(key.getHfileName(), key.getOffset());
-    String victimFile = victim == Handles.NONE ? null
-        : store.files.nameIfIndexed(slabs.fileId(victim));
-    if (victimFile == null) {
-      return candidate >= 2;
-    }
-    return admission.admits(candidate,
-        admission.frequency(victimFile, slabs.blockOffset(victim)));
-  }
-
-  /**
-   * Writes a pending block into {@code slot} (or a slot allocated here, evicting as needed, if
-   * NONE) and publishes it; on any failure drops it. Frees the slot if it is not published. A
-   * slot whose slab started draining while the block was written is refused publication
-   * ({@link BlockStore#publish}); the block is then written again into another slot, taken the
-   * same way (from free space only if the caller gave the first slot), at most
-   * {@value #PUBLISH_ATTEMPTS} times. Throws nothing: a failure other than an I/O error is
-   * recorded ({@link #unexpected}), and an {@link Error} (e.g. a store into a mapped page the file
-   * system could not back) disables the tier.
-   */
-  private void write(Pending p, long slot) {
-    boolean mayEvict = slot == Handles.NONE;
-    long h = slot;
-    if (!enterEngine()) {
-      freeUnpublished(h);
-      p.block.release();
-      return;
-    }
-    try {
-      for (int attempt = 1; ; attempt++) {
-        if (pending.get(p.key) != p || faults.disabled()) {
-          freeUnpublished(h);
-          return;
-        }
-        int length = p.block.getSerializedLength();
-        if (h == Handles.NONE) {
-          int sizeClass = config.classes.classOf(length);
-          if (mayEvict) {
-            coldFiles.maybeSweep(sizeClass);
-          }
-          h = mayEvict ? store.allocate(sizeClass) : slabs.allocate(sizeClass);
-        }
-        if (h == Handles.NONE) {
-          stats.failInsert();
-          pending.remove(p.key, p);
-          return;
-        }
-        boolean done = writeAndPublish(p, h, length);
-        h = Handles.NONE; // published or freed: no longer this write's
-        if (done) {
-          return;
-        }
-        if (attempt == PUBLISH_ATTEMPTS) {
-          if (pending.remove(p.key, p)) {
-            stats.failInsert();
-          }
-          return;
-        }
-        // Still pending: the slab drains (or the block went and came back), so write it again.
-      }
-    } catch (RuntimeException | Error e) {
-      pending.remove(p.key, p);
-      if (h != Handles.NONE) {
-        dropFailed(p.key, h);
-      }
-      stats.failInsert();
-      unexpected("write of " + p.key, e);
-    } finally {
-      p.block.release();
-      exitEngine();
-    }
-  }
-
-  /**
-   * Serializes the block into slot {@code h} and publishes it. Returns normally only once the
-   * slot is published or freed: true when this write is over (published, or dropped after an I/O
-   * error), false when the publication was refused and the slot freed (the caller may retry); a
-   * throw leaves the slot to the caller ({@link #dropFailed}).
-   */
-  private boolean writeAndPublish(Pending p, long h, int length) {
-    int checksum;
-    try {
-      checksum = codec.write(p.block, slabs.offsetOf(h), length);
-    } catch (IOException e) {
-      pending.remove(p.key, p);
-      boolean disableNow = faults.error("write of " + p.key, e);
-      slabs.free(h);
-      if (disableNow) {
-        disable();
-      }
-      return true;
-    }
-    faults.success();
-    stats.wrote(length);
-    boolean data = !isMetaBlock(p.block.getBlockType());
-    BlockType type = p.block.getBlockType();
-    boolean published = store.publish(p.key, h, length, checksum,
-        BlockCodec.flags(p.inMemory || !data, data, true),
-        p.block.getDeserializer().getDeserializerIdentifier(),
-        type == null ? 0xff : type.ordinal(), () -> pending.remove(p.key, p));
-    if (!published) {
-      slabs.free(h);
-    }
-    return published;
-  }
-
-  /**
-   * Takes the slot of a write that failed midway, published or not: out of the index if the
-   * key maps to it, else freed.
-   */
-  private void dropFailed(BlockCacheKey key, long h) {
-    try {
-      if (!store.evict(key, h)) {
-        slabs.free(h);
-      }
-    } catch (RuntimeException | Error e) {
-      LOG.error("{}: slot {} of a failed write could not be freed", name, Handles.toString(h), e);
-    }
-  }
-
-  private void freeUnpublished(long h) {
-    if (h != Handles.NONE) {
-      slabs.free(h);
     }
   }
 
@@ -679,16 +289,7 @@ public final class BucketTier implements CacheTier, HeapSize {
    */
   @Override
   public Optional<Boolean> isAlreadyCached(BlockCacheKey key) {
-    try {
-      if (store.contains(key)) {
-        return Optional.of(true);
-      }
-      BlockCacheKey parent = Keys.referredKey(key);
-      return Optional.of(parent != null && store.contains(parent));
-    } catch (Throwable t) {
-      unexpected("isAlreadyCached of " + key, t);
-      return Optional.of(false);
-    }
+    return reads.isAlreadyCached(key); // contained there
   }
 
   /**
@@ -700,54 +301,7 @@ public final class BucketTier implements CacheTier, HeapSize {
    */
   @Override
   public Optional<Integer> getBlockSize(BlockCacheKey key) {
-    try {
-      int size = onDiskSize(key);
-      if (size < 0) {
-        BlockCacheKey parent = Keys.referredKey(key);
-        size = parent == null ? -1 : onDiskSize(parent);
-      }
-      return size < 0 ? Optional.empty() : Optional.of(size);
-    } catch (Throwable t) {
-      unexpected("getBlockSize of " + key, t);
-      return Optional.empty();
-    }
-  }
-
-  private int onDiskSize(BlockCacheKey key) {
-    if (closed.get() || faults.disabled() || !enterEngine()) {
-      return -1;
-    }
-    long h = store.pin(key);
-    if (h == Handles.NONE) {
-      exitEngine();
-      return -1;
-    }
-    try {
-      int size = codec.onDiskSizeWithHeader(h, slabs);
-      if (size < 0) {
-        checksumFailures.increment();
-        long quiet = checksumLog.admit(System.nanoTime());
-        if (quiet >= 0) {
-          LOG.warn("{}: block {} failed its checksum and was dropped ({} more since the last "
-              + "such line, {} in all; at most one line a minute)", name, key, quiet,
-              checksumFailures.sum());
-        }
-        unpin(h);
-        store.evict(key, h);
-        return -1;
-      }
-      unpin(h);
-      return size;
-    } catch (IOException e) {
-      unpin(h);
-      if (faults.error("read of " + key, e)) {
-        disable();
-      }
-      return -1;
-    } catch (RuntimeException | Error e) {
-      unpin(h);
-      throw e;
-    }
+    return reads.blockSize(key); // contained there
   }
 
   /**
@@ -759,7 +313,8 @@ public final class BucketTier implements CacheTier, HeapSize {
   public Optional<Boolean> blockFitsIntoTheCache(HFileBlock block) {
     try {
       int c = config.classes.classOf(block.getSerializedLength());
-      return Optional.of(c >= 0 && !closed.get() && !faults.disabled() && slabs.hasFreeSpace(c));
+      return Optional.of(
+          c >= 0 && !guard.isClosed() && !faults.disabled() && slabs.hasFreeSpace(c));
     } catch (Throwable t) {
       unexpected("blockFitsIntoTheCache", t);
       return Optional.of(false);
@@ -769,11 +324,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   @Override
   public void notifyFileCachingCompleted(Path file, int totalBlockCount, int dataBlockCount,
       long size) {
-    try {
-      residency.completed(file, dataBlockCount, size, () -> flush(10_000));
-    } catch (Throwable t) {
-      unexpected("notifyFileCachingCompleted of " + file, t);
-    }
+    residency.completed(file, dataBlockCount, size, () -> flush(10_000)); // contained there
   }
 
   /** File name to (region, size) of the files prefetch cached completely and still held. */
@@ -798,23 +349,13 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   @Override
   public Optional<Boolean> shouldCacheFile(HFileInfo info, Configuration conf) {
-    try {
-      return residency.shouldCacheFile(info, conf);
-    } catch (Throwable t) {
-      unexpected("shouldCacheFile", t);
-      return Optional.empty();
-    }
+    return residency.shouldCacheFile(info, conf); // contained there
   }
 
   @Override
   public Optional<Boolean> shouldCacheBlock(BlockCacheKey key, long maxTimestamp,
       Configuration conf) {
-    try {
-      return FileResidency.shouldCacheBlock(maxTimestamp, conf);
-    } catch (Throwable t) {
-      unexpected("shouldCacheBlock of " + key, t);
-      return Optional.empty();
-    }
+    return residency.shouldCacheBlock(key, maxTimestamp, conf); // contained there
   }
 
   /**
@@ -823,19 +364,13 @@ public final class BucketTier implements CacheTier, HeapSize {
    * priority when it takes the block back.
    */
   public boolean isInMemory(BlockCacheKey key) {
-    Pending p = pending.get(key);
+    Pending p = writeBehind.get(key);
     return p != null ? p.inMemory : store.isInMemory(key);
   }
 
   @Override
   public boolean evictBlock(BlockCacheKey key) {
-    try {
-      restore.evicting(key.getHfileName(), key.getOffset(), key.getOffset());
-      return store.evict(key, () -> pending.remove(key) != null);
-    } catch (Throwable t) {
-      unexpected("evictBlock of " + key, t);
-      return false;
-    }
+    return evictions.evictBlock(key); // contained there
   }
 
   /** Evicts every block of {@code hfileName}, queued or written; O(blocks of that file). */
@@ -854,31 +389,12 @@ public final class BucketTier implements CacheTier, HeapSize {
     if (keepFilesOnClose) {
       return 0; // the RegionServer is stopping: the next start serves these blocks
     }
-    try {
-      residency.forget(hfileName);
-      restore.evicting(hfileName, initOffset, endOffset);
-      return evictFile(hfileName, initOffset, endOffset);
-    } catch (Throwable t) {
-      unexpected("evictBlocksByHfileName of " + hfileName, t);
-      return 0;
-    }
+    return evictions.evictRange(hfileName, initOffset, endOffset); // contained there
   }
 
-  private int evictFile(String hfileName, long initOffset, long endOffset) {
-    int n = 0;
-    for (BlockCacheKey key : pending.keySet()) {
-      if (key.getHfileName().equals(hfileName) && key.getOffset() >= initOffset
-          && key.getOffset() <= endOffset && evictBlock(key)) {
-        n++;
-      }
-    }
-    for (long offset : store.files.offsets(hfileName)) {
-      if (offset >= initOffset && offset <= endOffset
-          && evictBlock(new BlockCacheKey(hfileName, offset))) {
-        n++;
-      }
-    }
-    return n;
+  /** Evicts blocks of a file without recording them for the restore (its replay, cold files). */
+  int evictFile(String hfileName, long initOffset, long endOffset) {
+    return evictions.evictFile(hfileName, initOffset, endOffset);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -920,32 +436,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   @Override
   public void onConfigurationChange(Configuration conf) {
     try {
-      int interval;
-      int tolerated;
-      String admissionMode;
-      try {
-        interval = CacheSettings.L2_PERSIST_INTERVAL_MS.get(conf);
-        tolerated = CacheSettings.L2_ERRORS_TOLERATED_MS.get(conf);
-        admissionMode = CacheSettings.L2_ADMISSION.get(conf);
-      } catch (SettingException e) {
-        LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
-            e.getMessage());
-        return;
-      }
-      Configuration before = applied;
-      for (String restart : CacheSettings.changes(before, conf, BucketConfig.START_ONLY)) {
-        LOG.warn("{}: {} takes effect at restart", name, restart);
-      }
-      List<String> changed = CacheSettings.changes(before, conf, BucketConfig.RUNTIME);
-      faults.setToleratedMs(tolerated);
-      admission.setMode(admissionMode);
-      if (checkpoints != null) {
-        checkpoints.setInterval(interval);
-      }
-      applied = new Configuration(conf);
-      if (!changed.isEmpty()) {
-        LOG.info("{}: configuration changed: {}", name, String.join("; ", changed));
-      }
+      settings.apply(conf);
     } catch (Throwable t) {
       unexpected("onConfigurationChange", t);
     }
@@ -957,7 +448,7 @@ public final class BucketTier implements CacheTier, HeapSize {
    * A tier still restoring is enabled: it serves what it has restored so far.
    */
   public boolean isCacheEnabled() {
-    return !closed.get() && !faults.disabled();
+    return !guard.isClosed() && !faults.disabled();
   }
 
   /**
@@ -974,16 +465,6 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
   }
 
-  private void awaitRestore() {
-    try {
-      if (!restore.await(TimeUnit.MINUTES.toMillis(10))) {
-        LOG.error("{}: the restore did not end in 10 minutes; shutting down without it", name);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Whether the index restore at start has ended (at once when there was nothing to restore). */
   public boolean isRestored() {
     return restore.finished();
@@ -997,7 +478,7 @@ public final class BucketTier implements CacheTier, HeapSize {
   /** Blocks until queued writes are applied (up to {@code timeoutMs}); true if they were. */
   public boolean flush(long timeoutMs) {
     try {
-      return writers.awaitIdle(timeoutMs, TimeUnit.MILLISECONDS);
+      return writeBehind.awaitIdle(timeoutMs);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -1009,22 +490,12 @@ public final class BucketTier implements CacheTier, HeapSize {
    * with {@code hbase.bucketcache.persistent.path} only); returns whether one was written.
    */
   public boolean checkpoint() throws IOException {
-    if (checkpoints == null || !restore.finished() || !enterEngine()) {
-      return false; // none while restoring: a partial index would make the next start colder
-    }
-    try {
-      return checkpoints.writeIfChanged();
-    } finally {
-      exitEngine();
-    }
+    return persistence.checkpoint();
   }
 
   /** Stops the writers and drops the blocks still queued (disable and shutdown). */
-  private void disable() {
-    for (Pending p : writers.stop()) {
-      pending.remove(p.key, p);
-      p.block.release();
-    }
+  void disable() {
+    writeBehind.stop();
   }
 
   /**
@@ -1041,48 +512,33 @@ public final class BucketTier implements CacheTier, HeapSize {
   }
 
   private void stop() {
-    if (checkpoints != null) {
-      checkpoints.stop();
-    }
-    if (closed.get()) {
+    persistence.stopCheckpoints();
+    if (guard.isClosed()) {
       return;
     }
-    if (!restore.finished()) {
-      // The restore holds the engine; it is bounded (it reads records, never blocks), so wait
-      // for it: when shutdown returns the engine and its lock are released.
-      LOG.info("{}: shut down while restoring; waiting for the restore to end", name);
-      awaitRestore();
-    }
-    if (checkpoints != null) {
-      flush(10_000);
-      checkpoints.writeQuietly();
-    }
-    if (!closed.compareAndSet(false, true)) {
+    // When shutdown returns the engine and its lock are released: a running restore ends first.
+    persistence.beforeClose(() -> flush(10_000));
+    if (!guard.close()) {
       return;
     }
     // Each pending block is either in a queue (returned here, released here) or being written
     // by a caller thread (which releases it when it sees the tier closed).
     disable();
-    pending.clear();
+    writeBehind.clear();
     store.clear();
-    if (inEngine.get() == 0) {
-      closeEngine();
-    }
+    guard.closeEngineIfIdle();
     stats.stop();
     LOG.info("{} shut down: {}", name, stats);
   }
 
+  /** Closes the engine and the checkpoint's lock (once, by the {@link EngineGuard}). */
   private void closeEngine() {
-    if (inEngine.get() == 0 && engineClosed.compareAndSet(false, true)) {
-      try {
-        engine.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("{}: closing {} failed", name, engine.describe(), e);
-      }
-      if (checkpoints != null) {
-        checkpoints.close();
-      }
+    try {
+      engine.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: closing {} failed", name, engine.describe(), e);
     }
+    persistence.close();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1141,11 +597,7 @@ public final class BucketTier implements CacheTier, HeapSize {
    */
   @Override
   public long heapSize() {
-    long queued = 0;
-    for (Pending p : pending.values()) {
-      queued += p.block.heapSize();
-    }
-    return store.files.heapBytes() + admission.heapBytes() + queued;
+    return store.files.heapBytes() + admission.heapBytes() + writeBehind.heapBytes();
   }
 
   /** Blocks evicted first because data tiering called their file cold. */
@@ -1170,7 +622,7 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   /** Blocks dropped because their checksum failed. */
   public long checksumFailures() {
-    return checksumFailures.sum();
+    return reads.checksumFailures();
   }
 
   /**
@@ -1178,7 +630,7 @@ public final class BucketTier implements CacheTier, HeapSize {
    * (also counted as failed inserts).
    */
   public long fullQueueDrops() {
-    return fullQueueDrops.sum();
+    return inserts.fullQueueDrops();
   }
 
   /** I/O errors seen by the engine. */
@@ -1196,32 +648,12 @@ public final class BucketTier implements CacheTier, HeapSize {
    * answered a miss; an {@link Error} also disabled the tier).
    */
   public long unexpectedFailures() {
-    return faults.unexpected() + writers.failures();
-  }
-
-  /** Blocks waiting in the writers' queues. */
-  public int writeQueueDepth() {
-    return writers.queued();
+    return faults.unexpected() + writeBehind.failures();
   }
 
   /** The engine, as the start-up line names it (e.g. {@code file:/data/l2.cache}). */
   public String engineDescription() {
     return engine.describe();
-  }
-
-  /** How long the index restore at start took, in milliseconds; -1 while it runs. */
-  public long restoreDurationMs() {
-    return restore.elapsedMs();
-  }
-
-  /**
-   * The last checkpoint of this run: {@code {age ms, duration ms, file bytes, failed attempts
-   * in a row}}, each -1 (failures 0) when none was written or checkpoints are not configured.
-   */
-  public long[] checkpointStatus() {
-    Checkpoints c = checkpoints;
-    return c == null ? new long[] {-1, -1, -1, 0}
-        : new long[] {c.ageMs(), c.lastDurationMs(), c.lastBytes(), c.failuresInARow()};
   }
 
   /**

@@ -36,19 +36,19 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.UTILISATION, o.utilisation());
     long held = (long) (o.totalSlabs() - o.freeSlabs()) * o.slabSize();
     out.add(Metrics.WASTE, Math.max(0, held - tier.getCurrentSize()));
-    out.add(Metrics.QUEUE_DEPTH, tier.writeQueueDepth());
+    out.add(Metrics.QUEUE_DEPTH, tier.writeBehind.queued());
     out.add(Metrics.QUEUE_DROPS, tier.fullQueueDrops());
     out.add(Metrics.CHECKSUM_FAILURES, tier.checksumFailures());
     out.add(Metrics.IO_ERRORS, tier.ioErrors());
     out.add(Metrics.DISABLED, tier.isDisabled() ? 1 : 0);
     out.add(Metrics.COLD_FILE_EVICTIONS, tier.coldFileEvictions());
-    long[] checkpoint = tier.checkpointStatus();
+    long[] checkpoint = tier.persistence.checkpointStatus();
     out.add(Metrics.CHECKPOINT_AGE, checkpoint[0]);
     out.add(Metrics.CHECKPOINT_DURATION, checkpoint[1]);
     out.add(Metrics.CHECKPOINT_BYTES, checkpoint[2]);
     out.add(Metrics.CHECKPOINT_FAILURES, checkpoint[3]);
     out.add(Metrics.RESTORING, tier.isRestored() ? 0 : 1);
-    out.add(Metrics.RESTORE_DURATION, tier.restoreDurationMs());
+    out.add(Metrics.RESTORE_DURATION, tier.restore.elapsedMs());
     out.add(Metrics.RESTORE_DROPS, tier.insertsDroppedWhileRestoring());
     for (int c = 0; c < o.classCount(); c++) {
       if (o.slabs(c) == 0) {

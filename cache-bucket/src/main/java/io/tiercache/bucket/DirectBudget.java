@@ -75,6 +75,19 @@ final class DirectBudget {
     }
   }
 
+  /**
+   * Refuses to start unless the direct memory {@code config} takes (index and slot records, and
+   * the slabs for {@code offheap}) is available: checked before the engine opens, so nothing is
+   * left open when it is not there.
+   */
+  static void check(BucketConfig config) {
+    check(config.directBytes(), available(), BucketConfig.isOffHeap(config.ioEngine)
+        ? Sizes.format(config.capacity) + " of slabs and " + Sizes.format(config.metadataBytes())
+            + " of index and slot records"
+        : Sizes.format(config.metadataBytes()) + " of index and slot records for "
+            + Sizes.format(config.capacity) + " of " + config.ioEngine);
+  }
+
   /** The start-up error for direct memory that ran out while the tier allocated it. */
   static SettingException refused(BucketConfig config, OutOfMemoryError cause) {
     SettingException e = new SettingException(CacheSettings.L2_SIZE.key(), "the L2's index and "

@@ -9,9 +9,11 @@ import io.tiercache.core.file.Keys;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.HFileInfo;
 import org.apache.hadoop.hbase.regionserver.DataTieringManager;
 import org.apache.hadoop.hbase.util.Pair;
@@ -42,9 +44,13 @@ final class FileResidency {
   private final FileRegistry files;
   private final CompleteFiles complete;
 
-  FileResidency(String tier, FileRegistry files) {
+  private final BiConsumer<String, Throwable> unexpected;
+
+  /** {@code unexpected} records a failure caught at the tier's boundary. */
+  FileResidency(String tier, FileRegistry files, BiConsumer<String, Throwable> unexpected) {
     this.tier = tier;
     this.files = files;
+    this.unexpected = unexpected;
     this.complete = new CompleteFiles(files::dataBlocksOf);
   }
 
@@ -54,6 +60,14 @@ final class FileResidency {
    * still queued is not yet counted) and says whether they settled.
    */
   void completed(Path file, int dataBlocks, long size, BooleanSupplier settle) {
+    try {
+      complete(file, dataBlocks, size, settle);
+    } catch (Throwable t) {
+      unexpected.accept("notifyFileCachingCompleted of " + file, t);
+    }
+  }
+
+  private void complete(Path file, int dataBlocks, long size, BooleanSupplier settle) {
     String name = file.getName();
     // Blocks restored from a checkpoint have no region until a key with the path names it: this
     // one does, so a warm restart reports the region's cached bytes once prefetch has run.
@@ -92,6 +106,15 @@ final class FileResidency {
    * then skips it).
    */
   Optional<Boolean> shouldCacheFile(HFileInfo info, Configuration conf) {
+    try {
+      return hotAndIncomplete(info, conf);
+    } catch (Throwable t) {
+      unexpected.accept("shouldCacheFile", t);
+      return Optional.empty();
+    }
+  }
+
+  private Optional<Boolean> hotAndIncomplete(HFileInfo info, Configuration conf) {
     String name = info.getHFileContext().getHFileName();
     DataTieringManager tiering = DataTieringManager.getInstance();
     if (tiering != null && !tiering.isHotData(info, conf)) {
@@ -102,8 +125,14 @@ final class FileResidency {
   }
 
   /** HBase's answer: a block of a file whose newest cell is cold under data tiering is not. */
-  static Optional<Boolean> shouldCacheBlock(long maxTimestamp, Configuration conf) {
-    DataTieringManager tiering = DataTieringManager.getInstance();
-    return Optional.of(tiering == null || tiering.isHotData(maxTimestamp, conf));
+  Optional<Boolean> shouldCacheBlock(BlockCacheKey key, long maxTimestamp,
+      Configuration conf) {
+    try {
+      DataTieringManager tiering = DataTieringManager.getInstance();
+      return Optional.of(tiering == null || tiering.isHotData(maxTimestamp, conf));
+    } catch (Throwable t) {
+      unexpected.accept("shouldCacheBlock of " + key, t);
+      return Optional.empty();
+    }
   }
 }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.tiercache.bucket.alloc.Handles;
+import io.tiercache.bucket.meta.BlockMeta;
 import io.tiercache.bucket.persist.Checkpoint;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -37,14 +39,13 @@ class CheckpointFormatTest {
 
   @Test
   void write_oneBlockPerChunkOrMany_readsBackEveryField() throws Exception {
-    List<Checkpoint.Entry> entries = entries(1_000);
+    List<BlockMeta> entries = entries(1_000);
     for (int buffer : new int[] {Checkpoint.Writer.MIN_BUFFER, 100, 4096, 1 << 20}) {
       Path p = dir.resolve("c-" + buffer);
       try (Checkpoint.Writer w = Checkpoint.Writer.open(p, GEOMETRY, Map.of(1, "deser"),
           new byte[buffer])) {
-        for (Checkpoint.Entry e : entries) {
-          w.block(e.fileId, e.offset, e.slab, e.slot, e.sizeClass, e.length, e.checksum,
-              e.flags, e.deserializer, e.type, e.freq, e.cachedAt);
+        for (BlockMeta e : entries) {
+          w.block(e);
         }
         w.finish(files(), regions());
       }
@@ -55,7 +56,7 @@ class CheckpointFormatTest {
 
   @Test
   void read_aTccKpt02File_readsEveryField() throws Exception {
-    List<Checkpoint.Entry> entries = entries(300);
+    List<BlockMeta> entries = entries(300);
     Path p = dir.resolve("v2");
     Files.write(p, v2(entries));
     assertSame(entries, Checkpoint.read(p, GEOMETRY), "TCCKPT02");
@@ -67,7 +68,10 @@ class CheckpointFormatTest {
     Checkpoint.write(p, GEOMETRY, Map.of(1, "deser"), files(), regions(), entries(10));
     byte[] before = Files.readAllBytes(p);
     try (Checkpoint.Writer w = Checkpoint.Writer.open(p, GEOMETRY, Map.of(), new byte[64])) {
-      w.block(0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0);
+      BlockMeta one = new BlockMeta();
+      one.handle = Handles.of(0, 0);
+      one.length = 1;
+      w.block(one);
     }
     assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(
         Files.readAllBytes(p)));
@@ -92,15 +96,14 @@ class CheckpointFormatTest {
     return m;
   }
 
-  private static List<Checkpoint.Entry> entries(int n) {
+  private static List<BlockMeta> entries(int n) {
     SplittableRandom r = new SplittableRandom(SEED);
-    List<Checkpoint.Entry> out = new ArrayList<>();
+    List<BlockMeta> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      Checkpoint.Entry e = new Checkpoint.Entry();
+      BlockMeta e = new BlockMeta();
       e.fileId = r.nextInt(7) * 1_000;
-      e.offset = r.nextLong(1L << 40);
-      e.slab = r.nextInt(8);
-      e.slot = r.nextInt(2048);
+      e.blockOffset = r.nextLong(1L << 40);
+      e.handle = Handles.of(r.nextInt(8), r.nextInt(2048));
       e.sizeClass = r.nextInt(2);
       e.length = 1 + r.nextInt(1024);
       e.checksum = r.nextInt();
@@ -114,25 +117,27 @@ class CheckpointFormatTest {
     return out;
   }
 
-  private static void assertSame(List<Checkpoint.Entry> expected, Checkpoint.Loaded loaded,
+  private static void assertSame(List<BlockMeta> expected, Checkpoint.Loaded loaded,
       String what) {
     assertEquals(expected.size(), loaded.entries.size(), what + ": blocks (seed " + SEED + ")");
     assertEquals(Map.of(1, "deser"), loaded.deserializers, what);
     for (int i = 0; i < expected.size(); i++) {
-      Checkpoint.Entry a = expected.get(i);
-      Checkpoint.Entry b = loaded.entries.get(i);
+      BlockMeta a = expected.get(i);
+      BlockMeta b = loaded.entries.get(i);
       String at = what + ": entry " + i + " (seed " + SEED + ")";
       assertEquals(files().get(a.fileId), b.file, at);
       assertEquals(regions().get(a.fileId), b.region, at);
-      assertEquals(List.of(a.fileId, a.offset, a.slab, a.slot, a.sizeClass, a.length,
-          a.checksum, a.flags, a.deserializer, a.type, a.freq, a.cachedAt),
-          List.of(b.fileId, b.offset, b.slab, b.slot, b.sizeClass, b.length, b.checksum,
-              b.flags, b.deserializer, b.type, b.freq, b.cachedAt), at);
+      assertEquals(List.of(a.fileId, a.blockOffset, Handles.slab(a.handle),
+          Handles.slot(a.handle), a.sizeClass, a.length, a.checksum, a.flags, a.deserializer,
+          a.type, a.freq, a.cachedAt),
+          List.of(b.fileId, b.blockOffset, Handles.slab(b.handle), Handles.slot(b.handle),
+              b.sizeClass, b.length, b.checksum, b.flags, b.deserializer, b.type, b.freq,
+              b.cachedAt), at);
     }
   }
 
   /** The TCCKPT02 layout, as the previous release wrote it. */
-  private static byte[] v2(List<Checkpoint.Entry> entries) throws IOException {
+  private static byte[] v2(List<BlockMeta> entries) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
     out.writeBytes("TCCKPT02");
@@ -146,11 +151,11 @@ class CheckpointFormatTest {
     names(out, files());
     names(out, regions());
     out.writeLong(entries.size());
-    for (Checkpoint.Entry e : entries) {
+    for (BlockMeta e : entries) {
       out.writeInt(e.fileId);
-      out.writeLong(e.offset);
-      out.writeInt(e.slab);
-      out.writeInt(e.slot);
+      out.writeLong(e.blockOffset);
+      out.writeInt(Handles.slab(e.handle));
+      out.writeInt(Handles.slot(e.handle));
       out.writeByte(e.sizeClass);
       out.writeInt(e.length);
       out.writeInt(e.checksum);

@@ -6,6 +6,8 @@ package io.tiercache.bucket;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tiercache.bucket.alloc.Handles;
+import io.tiercache.bucket.meta.BlockMeta;
 import io.tiercache.bucket.persist.Checkpoint;
 import io.tiercache.core.contract.TestBlocks;
 import java.io.IOException;
@@ -229,18 +231,19 @@ class CheckpointFuzzTest {
       throw new AssertionError("the good checkpoint is unusable: " + e.getMessage());
     }
     Map<Integer, String> files = new HashMap<>();
-    for (Checkpoint.Entry e : loaded.entries) {
+    for (BlockMeta e : loaded.entries) {
       files.put(e.fileId, e.file);
     }
     int damaged = 1 + r.nextInt(6);
     for (int d = 0; d < damaged; d++) {
-      Checkpoint.Entry e = loaded.entries.get(r.nextInt(loaded.entries.size()));
+      BlockMeta e = loaded.entries.get(r.nextInt(loaded.entries.size()));
       switch (r.nextInt(8)) {
         case 0:
-          e.slab = r.nextInt(8) - 2;
+          e.handle = Handles.of(r.nextInt(8) - 2, Handles.slot(e.handle));
           break;
         case 1:
-          e.slot = r.nextBoolean() ? r.nextInt(1000) - 10 : e.slot + 1;
+          e.handle = Handles.of(Handles.slab(e.handle),
+              r.nextBoolean() ? r.nextInt(1000) - 10 : Handles.slot(e.handle) + 1);
           break;
         case 2:
           e.sizeClass = r.nextInt(20);

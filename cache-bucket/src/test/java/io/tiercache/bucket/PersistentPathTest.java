@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,24 +119,5 @@ class PersistentPathTest {
     } finally {
       first.shutdown();
     }
-  }
-
-  @Test
-  void failureLog_lastingFailures_logFirstInFullThenOneLinePerMinute() {
-    long minute = TimeUnit.MINUTES.toNanos(1);
-    Checkpoints.FailureLog log = new Checkpoints.FailureLog(minute);
-    long t0 = 1_000;
-    assertEquals(Checkpoints.FailureLog.Verdict.FIRST, log.failed(t0));
-    for (int s = 1; s < 60; s++) { // a failure a second for the rest of the minute
-      assertEquals(Checkpoints.FailureLog.Verdict.QUIET, log.failed(t0 + s * 1_000_000_000L));
-    }
-    assertEquals(Checkpoints.FailureLog.Verdict.SUMMARY, log.failed(t0 + minute));
-    assertEquals(Checkpoints.FailureLog.Verdict.QUIET, log.failed(t0 + minute + 1));
-    assertEquals(Checkpoints.FailureLog.Verdict.SUMMARY, log.failed(t0 + 2 * minute));
-    assertEquals(63, log.inARow());
-    assertEquals(63, log.succeeded());
-    assertEquals(0, log.succeeded());
-    // a new run starts in full again
-    assertEquals(Checkpoints.FailureLog.Verdict.FIRST, log.failed(t0 + 2 * minute + 5));
   }
 }

@@ -90,7 +90,7 @@ class SlabDrainRaceTest {
       HFileBlock block = TestBlocks.heap(file, 0, payloadOf(sizeClass), BlockType.DATA);
       try {
         this.length = block.getSerializedLength();
-        this.checksum = codec.write(block, slabs.offsetOf(h), length);
+        this.checksum = codec.write(block, slabs.address(h), length);
       } finally {
         block.release();
       }
@@ -98,10 +98,9 @@ class SlabDrainRaceTest {
 
     /** Publishes as BucketTier.write does; frees the slot if publication is refused. */
     boolean publish(BooleanSupplier stillWanted) {
-      boolean published = store.publish(key(file), h, length, checksum,
-          BlockCodec.flags(false, true, true), TestBlocks.heap(file, 0, 1, BlockType.DATA)
-              .getDeserializer().getDeserializerIdentifier(),
-          BlockType.DATA.ordinal(), stillWanted);
+      boolean published = store.publish(key(file), BlockCodec.written(h,
+          TestBlocks.heap(file, 0, 1, BlockType.DATA), length, checksum, false, true),
+          stillWanted);
       if (!published) {
         slabs.free(h);
       }

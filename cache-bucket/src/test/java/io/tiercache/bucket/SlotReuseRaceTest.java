@@ -67,11 +67,9 @@ class SlotReuseRaceTest {
     HFileBlock block = TestBlocks.heap(file, 0, PAYLOAD, BlockType.DATA);
     try {
       int length = block.getSerializedLength();
-      int checksum = codec.write(block, slabs.offsetOf(h), length);
-      assertTrue(store.publish(key(file), h, length, checksum,
-          BlockCodec.flags(false, true, true),
-          block.getDeserializer().getDeserializerIdentifier(), BlockType.DATA.ordinal(),
-          () -> true));
+      int checksum = codec.write(block, slabs.address(h), length);
+      assertTrue(store.publish(key(file),
+          BlockCodec.written(h, block, length, checksum, false, true), () -> true));
     } finally {
       block.release();
     }

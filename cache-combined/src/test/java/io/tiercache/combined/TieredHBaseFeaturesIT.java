@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tiercache.bucket.RestoreGate;
+import io.tiercache.bucket.persist.RestoreGate;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

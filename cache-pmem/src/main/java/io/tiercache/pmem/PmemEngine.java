@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * Invariants
- *   Engine offset o is pool offset layout.dataBase + o; a view, read or write stays inside one
+ *   Engine address a is pool offset layout.dataBase + a; a view, read or write stays inside one
  *   slab of the data region. write() stores without flushing: a block becomes durable when the
  *   L2 publishes it (PoolIndex step (a)), and only published blocks need to survive.
  *
@@ -175,31 +175,31 @@ final class PmemEngine implements Engine {
     return index;
   }
 
-  private long poolOffset(long offset, int length) {
-    if (offset < 0 || length < 0 || offset > layout.capacity - length) {
+  private long poolOffset(long address, int length) {
+    if (address < 0 || length < 0 || address > layout.capacity - length) {
       throw new IndexOutOfBoundsException(
-          "range [" + offset + ", +" + length + ") outside [0, " + layout.capacity + ")");
+          "range [" + address + ", +" + length + ") outside [0, " + layout.capacity + ")");
     }
-    if (length > 0 && offset / layout.slabSize != (offset + length - 1) / layout.slabSize) {
-      throw new IllegalArgumentException("range [" + offset + ", +" + length
+    if (length > 0 && address / layout.slabSize != (address + length - 1) / layout.slabSize) {
+      throw new IllegalArgumentException("range [" + address + ", +" + length
           + ") crosses a boundary of the " + layout.slabSize + "-byte slabs");
     }
-    return layout.dataBase + offset;
+    return layout.dataBase + address;
   }
 
   @Override
-  public ByteBuffer view(long offset, int length) {
-    return region.range(poolOffset(offset, length), length).slice().asReadOnlyBuffer();
+  public ByteBuffer view(long address, int length) {
+    return region.range(poolOffset(address, length), length).slice().asReadOnlyBuffer();
   }
 
   @Override
-  public void read(long offset, ByteBuffer dst) {
-    dst.put(region.range(poolOffset(offset, dst.remaining()), dst.remaining()));
+  public void read(long address, ByteBuffer dst) {
+    dst.put(region.range(poolOffset(address, dst.remaining()), dst.remaining()));
   }
 
   @Override
-  public void write(long offset, ByteBuffer src) {
-    region.put(poolOffset(offset, src.remaining()), src);
+  public void write(long address, ByteBuffer src) {
+    region.put(poolOffset(address, src.remaining()), src);
   }
 
   /** Flushes the whole data region; the L2 flushes each block as it publishes it. */

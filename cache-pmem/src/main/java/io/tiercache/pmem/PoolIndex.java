@@ -3,7 +3,11 @@
  */
 package io.tiercache.pmem;
 
+import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.engine.DurableIndex;
+import io.tiercache.bucket.meta.BlockMeta;
+import io.tiercache.bucket.meta.BlockRecord;
+import io.tiercache.bucket.meta.Deserializers;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +19,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
-import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 
 /**
  * The L2's index and slab map kept in the pool beside the blocks ({@link DurableIndex}), so a
@@ -23,21 +26,28 @@ import org.apache.hadoop.hbase.io.hfile.HFileBlock;
  *
  * <h2>Memory layout of a block record (128 bytes, 128-aligned, native byte order)</h2>
  * <pre>
+ *   0        8                                           28   30  31  32                 128
+ *   +--------+-------------------------------------------+----+---+---+------------------+
+ *   |  seal  |  BlockRecord (20 B; its own byte: class)  |nLen|rLn| 0 | name, then region|
+ *   +--------+-------------------------------------------+----+---+---+------------------+
+ *
  *   offset size field
- *     0     8   seal      0: no block. Else RECORD_TAG (high 32 bits) | CRC32C of bytes 8..127
- *                         (low 32 bits), written last by one 8-byte store
- *     8     8   offset    block offset in the HFile
- *    16     4   length    serialized length
- *    20     4   checksum  CRC32C of the block's bytes (verified on the first read after restore)
- *    24     1   class     size class; must equal the slab map's class for the slab
- *    25     1   flags     SlabAllocator.F_* without F_VERIFIED
- *    26     1   deser     index into the deserializer name table below
- *    27     1   type      BlockType ordinal
- *    28     2   nameLen   bytes of the HFile name (UTF-8), at most 96
- *    30     1   regionLen bytes of the file's region (encoded name, UTF-8) after the name;
- *                         0 if unknown or if name and region together pass 96 bytes
+ *     0     8   seal         0: no block. Else RECORD_TAG (high 32 bits) | CRC32C of bytes
+ *                            8..127 (low 32 bits), written last by one 8-byte store
+ *     8     8   blockOffset  where the block starts in its HFile         (BlockRecord)
+ *    16     4   length       serialized length                            (BlockRecord)
+ *    20     4   checksum     CRC32C of the block's bytes (verified on the first read after
+ *                            restore)                                     (BlockRecord)
+ *    24     1   class        size class; must equal the slab map's class for the slab
+ *                            (BlockRecord.OWN)
+ *    25     1   flags        BlockMeta.F_* without F_VERIFIED            (BlockRecord)
+ *    26     1   deser        index into the deserializer name table below (BlockRecord)
+ *    27     1   type         BlockType ordinal                            (BlockRecord)
+ *    28     2   nameLen      bytes of the HFile name (UTF-8), at most 96
+ *    30     1   regionLen    bytes of the file's region (encoded name, UTF-8) after the name;
+ *                            0 if unknown or if name and region together pass 96 bytes
  *    31     1   (zero)
- *    32    96   name      HFile name; longer names are not made durable; then the region
+ *    32    96   name         HFile name; longer names are not made durable; then the region
  * </pre>
  * Records written before the region was kept have 0 at byte 30 and are read without a region.
  * Record {@code slab × recordsPerSlab + slot} belongs to slot {@code (slab, slot)}
@@ -71,14 +81,13 @@ final class PoolIndex implements DurableIndex {
   static final long RECORD_TAG = 0x54435231L; // "TCR1"
   static final long NAME_TAG = 0x5443444EL; // "TCDN"
   static final int R_SEAL = 0;
-  static final int R_OFFSET = 8;
-  static final int R_LENGTH = 16;
-  static final int R_CHECKSUM = 20;
-  static final int R_CLASS = 24;
-  static final int R_FLAGS = 25;
-  static final int R_DESER = 26;
-  static final int R_TYPE = 27;
-  static final int R_NAME_LENGTH = 28;
+  /** Where the shared {@link BlockRecord} starts (bytes 8..27). */
+  static final int R_BLOCK = 8;
+  static final int R_BLOCK_OFFSET = R_BLOCK + BlockRecord.BLOCK_OFFSET;
+  static final int R_CLASS = R_BLOCK + BlockRecord.OWN;
+  static final int R_FLAGS = R_BLOCK + BlockRecord.FLAGS;
+  static final int R_DESER = R_BLOCK + BlockRecord.DESERIALIZER;
+  static final int R_NAME_LENGTH = R_BLOCK + BlockRecord.SIZE;
   static final int R_REGION_LENGTH = 30;
   static final int R_NAME = 32;
   static final int NAME_MAX = PoolLayout.RECORD - R_NAME;
@@ -128,15 +137,17 @@ final class PoolIndex implements DurableIndex {
   }
 
   @Override
-  public boolean publish(int slab, int slot, int sizeClass, String file, String regionName,
-      long offset, int length, int checksum, int flags, int deserializer, int type) {
-    byte[] name = file.getBytes(StandardCharsets.UTF_8);
-    byte[] regionBytes = regionName == null ? NO_REGION
-        : regionName.getBytes(StandardCharsets.UTF_8);
+  public boolean publish(BlockMeta m) {
+    int slab = Handles.slab(m.handle);
+    int slot = Handles.slot(m.handle);
+    int sizeClass = m.sizeClass;
+    byte[] name = m.file.getBytes(StandardCharsets.UTF_8);
+    byte[] regionBytes = m.region == null ? NO_REGION
+        : m.region.getBytes(StandardCharsets.UTF_8);
     if (name.length + regionBytes.length > NAME_MAX) {
       regionBytes = NO_REGION; // the block is still durable; its region is learnt later
     }
-    int entry = name.length <= NAME_MAX ? nameEntryOf(deserializer) : -1;
+    int entry = name.length <= NAME_MAX ? nameEntryOf(m.deserializer) : -1;
     if (entry < 0) {
       notDurable.increment();
       return false;
@@ -145,7 +156,7 @@ final class PoolIndex implements DurableIndex {
     if (region.getLong(rec + R_SEAL) != 0) { // never by the protocol; keep step (d) safe anyway
       unseal(rec);
     }
-    region.flush(layout.slotData(slab, slot, sizeClass), length); // (a)
+    region.flush(layout.slotData(slab, slot, sizeClass), m.length); // (a)
     if (slabClass.get(slab) != sizeClass) { // (b)
       region.putInt(layout.slabMapEntry(slab), sizeClass + 1);
       region.flush(layout.slabMapEntry(slab), 4);
@@ -153,17 +164,18 @@ final class PoolIndex implements DurableIndex {
     }
     ByteBuffer img = image.get();
     img.clear();
-    img.putLong(R_SEAL, 0).putLong(R_OFFSET, offset).putInt(R_LENGTH, length)
-        .putInt(R_CHECKSUM, checksum).put(R_CLASS, (byte) sizeClass).put(R_FLAGS, (byte) flags)
-        .put(R_DESER, (byte) entry).put(R_TYPE, (byte) type)
-        .putShort(R_NAME_LENGTH, (short) name.length)
+    img.putLong(R_SEAL, 0);
+    BlockRecord.put(img, R_BLOCK, m);
+    // A record that outlives the JVM is never verified, and names its deserializer by entry.
+    img.put(R_FLAGS, (byte) (m.flags & ~BlockMeta.F_VERIFIED)).put(R_DESER, (byte) entry)
+        .put(R_CLASS, (byte) sizeClass).putShort(R_NAME_LENGTH, (short) name.length)
         .put(R_REGION_LENGTH, (byte) regionBytes.length).put(R_REGION_LENGTH + 1, (byte) 0);
     byte[] raw = img.array();
     System.arraycopy(name, 0, raw, R_NAME, name.length);
     System.arraycopy(regionBytes, 0, raw, R_NAME + name.length, regionBytes.length);
     java.util.Arrays.fill(raw, R_NAME + name.length + regionBytes.length, PoolLayout.RECORD,
         (byte) 0);
-    region.put(rec + R_OFFSET, raw, R_OFFSET, PoolLayout.RECORD - R_OFFSET); // (d)
+    region.put(rec + R_BLOCK, raw, R_BLOCK, PoolLayout.RECORD - R_BLOCK); // (d)
     region.flush(rec, PoolLayout.RECORD);
     region.putLong(rec + R_SEAL, seal(RECORD_TAG, raw)); // (e)
     region.flush(rec + R_SEAL, 8);
@@ -171,8 +183,8 @@ final class PoolIndex implements DurableIndex {
   }
 
   @Override
-  public void remove(int slab, int slot) {
-    long rec = layout.record(slab, slot);
+  public void remove(long handle) {
+    long rec = layout.record(Handles.slab(handle), Handles.slot(handle));
     if (region.getLong(rec + R_SEAL) != 0) {
       unseal(rec);
     }
@@ -184,7 +196,7 @@ final class PoolIndex implements DurableIndex {
   }
 
   @Override
-  public int restore(Predicate<Entry> claim) {
+  public int restore(Predicate<BlockMeta> claim) {
     Map<Integer, Integer> idOfEntry = currentIds();
     byte[] raw = new byte[PoolLayout.RECORD];
     ByteBuffer rec = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
@@ -202,7 +214,7 @@ final class PoolIndex implements DurableIndex {
           continue;
         }
         found++;
-        Entry e = parse(rec, raw, slab, slot, idOfEntry);
+        BlockMeta e = parse(rec, raw, slab, slot, idOfEntry);
         boolean fits = e != null && cls >= 0 && cls < layout.slotSizes.length
             && e.sizeClass == cls && slot < layout.slots(cls)
             && e.length > 0 && e.length <= layout.slotSizes[cls];
@@ -214,38 +226,28 @@ final class PoolIndex implements DurableIndex {
     return found;
   }
 
-  private static Entry parse(ByteBuffer rec, byte[] raw, int slab, int slot,
+  private static BlockMeta parse(ByteBuffer rec, byte[] raw, int slab, int slot,
       Map<Integer, Integer> idOfEntry) {
     int nameLength = rec.getShort(R_NAME_LENGTH);
     Integer id = idOfEntry.get(rec.get(R_DESER) & 0xff);
     if (nameLength <= 0 || nameLength > NAME_MAX || id == null) {
       return null;
     }
-    Entry e = new Entry();
-    e.slab = slab;
-    e.slot = slot;
+    BlockMeta e = BlockRecord.get(rec, R_BLOCK, new BlockMeta());
+    e.handle = Handles.of(slab, slot);
     e.sizeClass = rec.get(R_CLASS) & 0xff;
     e.file = new String(raw, R_NAME, nameLength, StandardCharsets.UTF_8);
     int regionLength = rec.get(R_REGION_LENGTH) & 0xff;
     if (regionLength > 0 && nameLength + regionLength <= NAME_MAX) {
       e.region = new String(raw, R_NAME + nameLength, regionLength, StandardCharsets.UTF_8);
     }
-    e.offset = rec.getLong(R_OFFSET);
-    e.length = rec.getInt(R_LENGTH);
-    e.checksum = rec.getInt(R_CHECKSUM);
-    e.flags = rec.get(R_FLAGS) & 0xff;
     e.deserializer = id;
-    e.type = rec.get(R_TYPE) & 0xff;
     return e;
   }
 
   /** Name-table entry index to this JVM's deserializer id, for the names this JVM knows. */
   private Map<Integer, Integer> currentIds() {
-    HFileBlock.BLOCK_DESERIALIZER.getDeserializerIdentifier(); // registers HBase's own
-    Map<String, Integer> idOfName = new HashMap<>();
-    for (Map.Entry<Integer, String> e : CacheableDeserializerIdManager.save().entrySet()) {
-      idOfName.put(e.getValue(), e.getKey());
-    }
+    Map<String, Integer> idOfName = Deserializers.idsByName();
     Map<Integer, Integer> out = new HashMap<>();
     synchronized (this) {
       for (int i = 0; i < names.length; i++) {

@@ -16,7 +16,7 @@ import java.util.Arrays;
  *   [namesBase, +64 × 128)       deserializer names, append-only ({@link PoolIndex})
  *   [recordsBase, +slabs × recordsPerSlab × 128)
  *                                block records, slab-major ({@link PoolIndex})
- *   [dataBase, +capacity)        the blocks: engine offset o is pool offset dataBase + o
+ *   [dataBase, +capacity)        the blocks: engine address o is pool offset dataBase + o
  * </pre>
  * Each region starts 4 KB aligned; {@code dataBase} is a multiple of the slab size so that no slab
  * straddles a mapping chunk. {@code recordsPerSlab} is the slot count of the smallest class, the
@@ -106,7 +106,7 @@ final class PoolLayout {
     return recordsBase + ((long) slab * recordsPerSlab + slot) * RECORD;
   }
 
-  /** Pool offset of slot {@code slot} of {@code slab} in class {@code c}. */
+  /** Pool address of slot {@code slot} of {@code slab} in class {@code c}. */
   long slotData(int slab, int slot, int c) {
     return dataBase + (long) slab * slabSize + (long) slot * slotSizes[c];
   }

@@ -201,9 +201,9 @@ class PmemRestartTest {
           long rec = layout.record(slab, slot);
           raf.seek(rec);
           if (raf.readLong() != 0) {
-            raf.seek(rec + PoolIndex.R_OFFSET + 3); // the block's HFile offset
+            raf.seek(rec + PoolIndex.R_BLOCK_OFFSET + 3); // the block's HFile offset
             raf.write(~raf.read() & 0xff);
-            raf.seek(rec + PoolIndex.R_OFFSET + 3);
+            raf.seek(rec + PoolIndex.R_BLOCK_OFFSET + 3);
             damaged++;
           }
         }

@@ -32,9 +32,12 @@ import java.util.function.ToDoubleFunction;
  * filter kept out (HBase's TinyLfuBlockCache rejects silently inside Caffeine and shows 0).
  *
  * <p>{@code opt} rows give Bélády's hit ratio for the cell's reads and capacity; {@code of OPT}
- * is each subject's hit ratio as a share of it. {@code L2 KB/op} is what the cache wrote to its
- * L2 engine per measured operation ({@code n/a} for HBase's BucketCache, which does not count
- * it); {@code wait us} the mean time a miss really waited in a regime with a miss latency.
+ * is each subject's hit ratio as a share of it. {@code a0} rows (patterns {@code uniform} and
+ * {@code zipf}) give the hit ratio of the most probable blocks that fit: no cache that does not
+ * know the order of future reads can expect more there (see {@code PopularityBound}).
+ * {@code L2 KB/op} is what the cache wrote to its L2 engine per measured operation
+ * ({@code n/a} for HBase's BucketCache, which does not count it); {@code wait us} the mean
+ * time a miss really waited in a regime with a miss latency.
  *
  * <p>Ratios are TierCache / HBase: below 1 is better for TierCache for p99 latency and
  * allocation, above 1 for throughput; hit ratio is compared as a difference in points.
@@ -99,6 +102,17 @@ final class Report {
           opt[4] = pct(r.optHitRatio);
           opt[5] = "100%";
           rows.add(opt);
+        }
+        if (!Double.isNaN(r.a0HitRatio)) {
+          String[] a0 = new String[HEADER.length];
+          java.util.Arrays.fill(a0, "-");
+          a0[0] = r.scenario.name();
+          a0[1] = r.regime();
+          a0[2] = "a0";
+          a0[4] = pct(r.a0HitRatio);
+          a0[5] = r.optHitRatio > 0 ? fmt("%.0f%%", 100 * r.a0HitRatio / r.optHitRatio)
+              : "-";
+          rows.add(a0);
         }
       }
       if (r.failed()) {
@@ -214,7 +228,7 @@ final class Report {
         + "dataset_bytes,threads,ops,reads,seconds,ops_per_s,hit_ratio,l1_hit_ratio,l2_hit_ratio,"
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
-        + "l2_bytes_written_per_op,error\n");
+        + "l2_bytes_written_per_op,a0_hit_ratio,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -226,7 +240,7 @@ final class Report {
           num(r.allocBytesPerOp), Long.toString(r.gcCount), Long.toString(r.gcMillis),
           Long.toString(r.refused), Long.toString(r.admissionRejected), r.regime(),
           Long.toString(r.missLatencyNanos), num(r.missWaitNanos), num(r.optHitRatio),
-          num(r.shareOfOpt()), num(r.bytesWrittenPerOp),
+          num(r.shareOfOpt()), num(r.bytesWrittenPerOp), num(r.a0HitRatio),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
     return s.toString();
@@ -259,6 +273,7 @@ final class Report {
       number(j, "l2HitRatio", r.l2HitRatio);
       number(j, "optHitRatio", r.optHitRatio);
       number(j, "shareOfOpt", r.shareOfOpt());
+      number(j, "a0HitRatio", r.a0HitRatio);
       j.putObject("latencyNanos").put("p50", r.p50).put("p95", r.p95).put("p99", r.p99)
           .put("p999", r.p999).put("max", r.max);
       number(j, "missWaitNanos", r.missWaitNanos);

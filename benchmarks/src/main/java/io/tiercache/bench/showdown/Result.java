@@ -48,6 +48,12 @@ public final class Result {
   public final double bytesWrittenPerOp;
   /** Bélády's hit ratio on the same reads and capacity (see {@code Belady}), NaN if not run. */
   public final double optHitRatio;
+  /**
+   * The most any cache that does not know the order of future reads can expect on the cell's
+   * pattern and capacity (see {@code PopularityBound}), NaN if not run or not defined for the
+   * pattern.
+   */
+  public final double a0HitRatio;
   /** Why the run failed, or null. */
   public final String error;
 
@@ -79,6 +85,7 @@ public final class Result {
     this.missWaitNanos = b.missWaitNanos;
     this.bytesWrittenPerOp = b.bytesWrittenPerOp;
     this.optHitRatio = b.optHitRatio;
+    this.a0HitRatio = b.a0HitRatio;
     this.error = b.error;
   }
 
@@ -143,6 +150,7 @@ public final class Result {
     double missWaitNanos = Double.NaN;
     double bytesWrittenPerOp = Double.NaN;
     double optHitRatio = Double.NaN;
+    double a0HitRatio = Double.NaN;
     String error;
 
     Result build() {

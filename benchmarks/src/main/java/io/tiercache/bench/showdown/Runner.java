@@ -60,14 +60,15 @@ final class Runner {
   /**
    * Runs {@code subject} on {@code workload}: {@code warmupOps}, then {@code ops} measured, every
    * measured miss waiting {@code missLatencyNanos} (the warm-up never waits: it only fills the
-   * cache, and the cache's state after it does not depend on time). {@code optHitRatio} is
-   * carried into the result.
+   * cache, and the cache's state after it does not depend on time). The cell's reference hit
+   * ratios ({@code bounds}) are carried into the result.
    */
   Result run(Subject subject, Workload workload, long warmupOps, long ops, long missLatencyNanos,
-      double optHitRatio) {
+      Bounds bounds) {
     Result.Builder r = new Result.Builder();
     r.missLatencyNanos = missLatencyNanos;
-    r.optHitRatio = optHitRatio;
+    r.optHitRatio = bounds.opt;
+    r.a0HitRatio = bounds.a0;
     r.subject = subject.name();
     r.vendor = subject.vendor();
     r.counterpart = subject.counterpart();

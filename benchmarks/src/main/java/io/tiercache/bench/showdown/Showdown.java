@@ -12,6 +12,7 @@ import io.tiercache.bench.footprint.Footprint;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.subject.Subjects;
 import io.tiercache.bench.workload.Belady;
+import io.tiercache.bench.workload.PopularityBound;
 import io.tiercache.bench.workload.Scenario;
 import io.tiercache.bench.workload.Workload;
 import io.tiercache.core.config.Sizes;
@@ -102,23 +103,27 @@ public final class Showdown {
           long begin = System.nanoTime();
           for (Subject subject : subjects) {
             settle();
-            runner.run(subject, workload, warmup, warmup, 0, Double.NaN);
+            runner.run(subject, workload, warmup, warmup, 0, Bounds.NONE);
           }
           progress.skip(System.nanoTime() - begin);
           jitWarm = true;
         }
-        Map<Long, Double> optByOps = new HashMap<>();
+        Map<Long, Bounds> boundsByOps = new HashMap<>();
+        double a0 = a0(workload, o.capacity); // independent of the trace's length
         for (long latency : o.missLatencies) {
           long ops = o.opsFor(latency);
           long optStart = System.nanoTime();
-          double opt = optByOps.computeIfAbsent(ops, n -> opt(workload, o, warmup, n));
+          Bounds bounds = boundsByOps.computeIfAbsent(ops, n -> new Bounds(
+              opt(workload, o, warmup, n), a0));
           out.printf(Locale.ROOT, "%s, %s misses: %d files, %s, %d data blocks, warm-up %d ops, "
-              + "%d measured; Belady OPT hit %.1f%% (%.1f s)%n", scenario, Result.regime(latency),
-              workload.files(), Sizes.format(workload.bytes()), workload.dataBlocks(), warmup, ops,
-              100 * opt, (System.nanoTime() - optStart) / 1e9);
+              + "%d measured; Belady OPT hit %.1f%%, A0 bound %s (%.1f s)%n", scenario,
+              Result.regime(latency), workload.files(), Sizes.format(workload.bytes()),
+              workload.dataBlocks(), warmup, ops, 100 * bounds.opt,
+              Double.isNaN(bounds.a0) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * bounds.a0),
+              (System.nanoTime() - optStart) / 1e9);
           for (Subject subject : subjects) {
             settle();
-            Result r = runner.run(subject, workload, warmup, ops, latency, opt);
+            Result r = runner.run(subject, workload, warmup, ops, latency, bounds);
             results.add(r);
             out.println("  " + progress.step(warmup + ops) + " " + line(r));
           }
@@ -191,6 +196,17 @@ public final class Showdown {
     BlockLayout layout = workload.layout();
     return Belady.hitRatio(trace[0], layout.blockCount(), layout::onDiskSize, o.capacity,
         trace[1][0]);
+  }
+
+  /** {@link PopularityBound} over the cell's data blocks, NaN where the pattern has none. */
+  private static double a0(Workload workload, long capacity) {
+    double[] p = workload.dataBlockProbabilities();
+    if (p == null) {
+      return Double.NaN;
+    }
+    BlockLayout layout = workload.layout();
+    return PopularityBound.hitRatio(p, ordinal -> layout.onDiskSize(layout.dataBlock(ordinal)),
+        capacity);
   }
 
   /** Lets the previous cache's memory go before the next one is measured. */

@@ -4,6 +4,7 @@
 package io.tiercache.bench.workload;
 
 import io.tiercache.bench.data.BlockLayout;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -115,6 +116,29 @@ public final class Workload {
   /** The data ordinal of the {@code i}th block of the scan's pass. */
   int coldOrdinal(int i) {
     return cold[i];
+  }
+
+  /**
+   * The probability that a read picks each data block (by data ordinal) when the pattern draws
+   * every read independently from a fixed distribution ({@code uniform}, {@code zipf}); null for
+   * patterns whose popularity moves ({@code scan}) or that read index and bloom blocks as well
+   * ({@code hbase}).
+   */
+  public double[] dataBlockProbabilities() {
+    double[] p = new double[dataBlocks];
+    switch (scenario.pattern()) {
+      case UNIFORM:
+        Arrays.fill(p, 1.0 / dataBlocks);
+        return p;
+      case ZIPF:
+        double[] byRankP = PopularityBound.probabilities(zipfian, 1 << 24);
+        for (int rank = 0; rank < dataBlocks; rank++) {
+          p[byRank[rank]] = byRankP[rank];
+        }
+        return p;
+      default:
+        return null;
+    }
   }
 
   int zipfianOrdinal(SplittableRandom random) {

@@ -43,6 +43,9 @@ class ShowdownSmokeTest {
       assertFalse(r.failed(), r.subject + " " + r.cell() + ": " + r.error);
       assertEquals(r.missLatencyNanos == 0 ? 300 : 100, r.ops, r.cell());
       assertTrue(r.optHitRatio > 0 && r.optHitRatio <= 1, r.cell() + " OPT " + r.optHitRatio);
+      // The popularity bound covers the independent-read patterns only, and OPT may pass it.
+      boolean zipf = r.scenario.name().startsWith("zipf");
+      assertEquals(zipf, r.a0HitRatio > 0 && r.a0HitRatio <= 1, r.cell() + " a0 " + r.a0HitRatio);
       if (r.missLatencyNanos == 0) {
         assertTrue(Double.isNaN(r.missWaitNanos), r.subject);
       } else {
@@ -75,12 +78,17 @@ class ShowdownSmokeTest {
     JsonObject last = json.getAsJsonArray("results").get(results.size() - 1).getAsJsonObject();
     assertEquals("miss+200us", last.get("regime").getAsString());
     assertTrue(last.get("optHitRatio").getAsDouble() > 0);
+    assertTrue(last.get("a0HitRatio").isJsonNull(), "hbase-mixed has no popularity bound");
     assertTrue(last.has("l2BytesWrittenPerOp") && last.has("missWaitNanos"));
     for (Result r : results) {
       // Every cell's rows, in the text table, are led by its OPT row.
       assertTrue(Files.readString(out.resolve("showdown.txt")).matches("(?s).*"
           + java.util.regex.Pattern.quote(r.scenario.name()) + " +" + java.util.regex.Pattern
           .quote(r.regime()) + " +opt .*"), r.cell());
+      assertEquals(r.scenario.name().startsWith("zipf"), Files.readString(
+          out.resolve("showdown.txt")).matches("(?s).*" + java.util.regex.Pattern.quote(
+              r.scenario.name()) + " +" + java.util.regex.Pattern.quote(r.regime()) + " +a0 .*"),
+          r.cell());
     }
     assertEquals(results.size() + 1, Files.readAllLines(out.resolve("showdown.csv")).size());
     assertTrue(console.toString(StandardCharsets.UTF_8).contains("p99.9 us"));

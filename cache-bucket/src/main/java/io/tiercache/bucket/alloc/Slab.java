@@ -3,6 +3,8 @@
  */
 package io.tiercache.bucket.alloc;
 
+import io.tiercache.bucket.meta.BlockMeta;
+import io.tiercache.bucket.meta.BlockRecord;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -14,18 +16,23 @@ import java.nio.ByteOrder;
  *
  * <h2>Memory layout of a slot record (off heap, native byte order)</h2>
  * <pre>
+ *   0        4        8                                          28       32
+ *   +--------+--------+------------------------------------------+--------+
+ *   | state  | fileId |  BlockRecord (20 B; its own byte: freq)  |cachedAt|
+ *   +--------+--------+------------------------------------------+--------+
+ *
  *   offset size field
- *     0     4   state     bit 31 ALLOCATED, bit 30 EVICTED, bit 29 PUBLISHED,
- *                         bits 0-28 pin count (CAS only)
- *     4     4   fileId    FileRegistry id of the HFile
- *     8     8   offset    block offset in the HFile
- *    16     4   length    serialized length of the block
- *    20     4   checksum  CRC32C of the serialized bytes
- *    24     1   freq      CLOCK counter 0..3 (racy by design: a hint)
- *    25     1   flags     SlabAllocator.F_* bits
- *    26     1   deser     HBase deserializer id
- *    27     1   type      BlockType ordinal
- *    28     4   cachedAt  seconds since the tier started
+ *     0     4   state        SlotState: bit 31 ALLOCATED, bit 30 EVICTED, bit 29 PUBLISHED,
+ *                            bits 0-28 pin count (CAS only)
+ *     4     4   fileId       FileRegistry id of the HFile
+ *     8     8   blockOffset  where the block starts in its HFile       (BlockRecord)
+ *    16     4   length       serialized length of the block             (BlockRecord)
+ *    20     4   checksum     CRC32C of the serialized bytes             (BlockRecord)
+ *    24     1   freq         CLOCK counter 0..3 (racy by design: a hint; BlockRecord.OWN)
+ *    25     1   flags        BlockMeta.F_* bits                         (BlockRecord)
+ *    26     1   deser        HBase deserializer id                      (BlockRecord)
+ *    27     1   type         BlockType ordinal                          (BlockRecord)
+ *    28     4   cachedAt     seconds since the tier started
  * </pre>
  * The records of a slab are allocated once, sized for the smallest class, and reused when the
  * slab changes class; they are freed with the engine's memory when the tier shuts down (a direct
@@ -53,21 +60,23 @@ import java.nio.ByteOrder;
  */
 final class Slab {
   static final int RECORD = 32;
-  static final int ALLOCATED = 1 << 31;
-  static final int EVICTED = 1 << 30;
-  static final int PUBLISHED = 1 << 29;
-  static final int PINS = PUBLISHED - 1;
+  private static final int ALLOCATED = SlotState.ALLOCATED;
+  private static final int EVICTED = SlotState.EVICTED;
+  private static final int PUBLISHED = SlotState.PUBLISHED;
+  private static final int PINS = SlotState.PINS;
 
   private static final int O_STATE = 0;
   private static final int O_FILE = 4;
-  private static final int O_OFFSET = 8;
-  private static final int O_LENGTH = 16;
-  private static final int O_CHECKSUM = 20;
-  private static final int O_FREQ = 24;
-  private static final int O_FLAGS = 25;
-  private static final int O_DESER = 26;
-  private static final int O_TYPE = 27;
-  private static final int O_CACHED = 28;
+  /** Where the shared {@link BlockRecord} starts. */
+  private static final int O_BLOCK = 8;
+  private static final int O_BLOCK_OFFSET = O_BLOCK + BlockRecord.BLOCK_OFFSET;
+  private static final int O_LENGTH = O_BLOCK + BlockRecord.LENGTH;
+  private static final int O_CHECKSUM = O_BLOCK + BlockRecord.CHECKSUM;
+  private static final int O_FREQ = O_BLOCK + BlockRecord.OWN;
+  private static final int O_FLAGS = O_BLOCK + BlockRecord.FLAGS;
+  private static final int O_DESER = O_BLOCK + BlockRecord.DESERIALIZER;
+  private static final int O_TYPE = O_BLOCK + BlockRecord.TYPE;
+  private static final int O_CACHED = O_BLOCK + BlockRecord.SIZE;
 
   private static final VarHandle INT =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -219,26 +228,31 @@ final class Slab {
 
   // ----- record fields ------------------------------------------------------------------------
 
-  void write(int slot, int fileId, long offset, int length, int checksum, int flags,
-      int deserializer, int type, int cachedAt, int freq) {
+  /** Fills the record of {@code slot} from {@code m} (all but the state word). */
+  void write(int slot, BlockMeta m) {
     int at = slot * RECORD;
-    records.putInt(at + O_FILE, fileId);
-    records.putLong(at + O_OFFSET, offset);
-    records.putInt(at + O_LENGTH, length);
-    records.putInt(at + O_CHECKSUM, checksum);
-    records.put(at + O_FREQ, (byte) freq);
-    records.put(at + O_FLAGS, (byte) flags);
-    records.put(at + O_DESER, (byte) deserializer);
-    records.put(at + O_TYPE, (byte) type);
-    records.putInt(at + O_CACHED, cachedAt);
+    records.putInt(at + O_FILE, m.fileId);
+    BlockRecord.put(records, at + O_BLOCK, m);
+    records.put(at + O_FREQ, (byte) m.freq);
+    records.putInt(at + O_CACHED, m.cachedAt);
+  }
+
+  /** Reads the record of {@code slot} into {@code m} (not its handle or size class). */
+  BlockMeta read(int slot, BlockMeta m) {
+    int at = slot * RECORD;
+    m.fileId = records.getInt(at + O_FILE);
+    BlockRecord.get(records, at + O_BLOCK, m);
+    m.freq = records.get(at + O_FREQ);
+    m.cachedAt = records.getInt(at + O_CACHED);
+    return m;
   }
 
   int fileId(int slot) {
     return records.getInt(slot * RECORD + O_FILE);
   }
 
-  long offset(int slot) {
-    return records.getLong(slot * RECORD + O_OFFSET);
+  long blockOffset(int slot) {
+    return records.getLong(slot * RECORD + O_BLOCK_OFFSET);
   }
 
   int length(int slot) {
@@ -247,10 +261,6 @@ final class Slab {
 
   int checksum(int slot) {
     return records.getInt(slot * RECORD + O_CHECKSUM);
-  }
-
-  int cachedAtRaw(int slot) {
-    return records.getInt(slot * RECORD + O_CACHED);
   }
 
   int freq(int slot) {

@@ -3,6 +3,8 @@
  */
 package io.tiercache.bucket.alloc;
 
+import io.tiercache.bucket.evict.Clock;
+import io.tiercache.bucket.meta.BlockMeta;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,44 +42,28 @@ import java.util.concurrent.locks.ReentrantLock;
  * the slab returns to the free pool with the last of them, whatever the interleaving; only a
  * reader that never releases a block can hold a drain open.
  *
- * <p>Otherwise the class evicts one of its own blocks by CLOCK: each slot has a 2-bit frequency,
- * 0 when a single-access block is written, 3 for in-memory (index, bloom, {@code IN_MEMORY})
- * blocks, raised by one per hit up to 3; the hand skips and decrements non-zero slots and evicts
- * the first at zero, preferring slots no reader has pinned. A block never read after it was
- * written thus leaves at the hand's first pass, as HBase's single-access blocks go first, while a
- * block read once survives a pass without further hits. The hand visits at most four rotations of
- * one class, so the work per request is bounded by the class's slots, never by the whole cache.
+ * <p>Otherwise the class evicts one of its own blocks by CLOCK ({@link Clock}, which sees the
+ * class through a {@link ClockView}); {@link #touch} raises a slot's frequency on a hit.
  *
  * <h2>Concurrency</h2>
  * All methods take {@code lock}, except the slot-state operations ({@link #pin},
  * {@link #unpin}, record reads), which are lock free. Writers and evictors contend for the lock;
  * readers never take it, except to free a slot whose eviction they outlived.
- *
- * <p><b>Size.</b> Just past the style guide's 600 lines since the admission filter's victim
- * look-ahead ({@link #admissionVictim}) joined it: that look-ahead must read the CLOCK hand and
- * the slot frequencies under the same lock as eviction. Issue 15's per-block metadata layout
- * moves the slot-record accessors out, which brings it back under.
  */
 public final class SlabAllocator {
-  /** Slot flag: in-memory priority (index/bloom blocks, IN_MEMORY families). */
-  public static final int F_IN_MEMORY = 1;
-  /** Slot flag: a data block. */
-  public static final int F_DATA = 2;
-  /** Slot flag: bytes checked against the checksum since they were written or loaded. */
-  public static final int F_VERIFIED = 4;
-
   private final SizeClasses classes;
   private final int slabSize;
   private final Slab[] slabs;
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Slab> freeSlabs = new ArrayDeque<>(); // guarded by lock
-  private final List<List<Slab>> byClass = new ArrayList<>(); // guarded by lock
+  final List<List<Slab>> byClass = new ArrayList<>(); // guarded by lock
   private final ArrayDeque<Slab>[] partial; // guarded by lock: class slabs with free slots
   private final long[] demand; // guarded by lock
-  private final int[] clockSlab; // guarded by lock: per class, index into byClass of the hand
+  final int[] clockSlab; // guarded by lock: per class, index into byClass of the hand
+  private final ClockView[] clockView; // per class, what Clock sees of it (under lock)
   private long requests; // guarded by lock
   private volatile long usedSlotBytes; // written under lock
-  private final boolean[] draining; // guarded by lock
+  final boolean[] draining; // guarded by lock
   private int drainingCount; // guarded by lock: at most one slab drains at a time
 
   /** What {@link #reclaim} tells the caller to do. */
@@ -115,9 +101,11 @@ public final class SlabAllocator {
     this.partial = new ArrayDeque[classes.count()];
     this.demand = new long[classes.count()];
     this.clockSlab = new int[classes.count()];
+    this.clockView = new ClockView[classes.count()];
     for (int c = 0; c < classes.count(); c++) {
       byClass.add(new ArrayList<>());
       partial[c] = new ArrayDeque<>();
+      clockView[c] = new ClockView(this, c);
     }
   }
 
@@ -142,8 +130,8 @@ public final class SlabAllocator {
     return slabs.length;
   }
 
-  /** Engine offset of the slot {@code handle}. */
-  public long offsetOf(long handle) {
+  /** Engine address of the slot {@code handle} (where its bytes start in the engine). */
+  public long address(long handle) {
     Slab s = slabs[Handles.slab(handle)];
     return s.base + (long) Handles.slot(handle) * classes.size(s.sizeClass);
   }
@@ -196,54 +184,21 @@ public final class SlabAllocator {
   /** {@link #admissionVictim}: class {@code c} can take a block without evicting one of its own. */
   public static final long NO_VICTIM = -2L;
 
-  /** Slots {@link #admissionVictim} looks at ahead of the clock hand. */
-  static final int VICTIM_LOOKAHEAD = 32;
-
   /**
    * For the L2's admission filter: the slot an insert into class {@code c} would displace.
    * {@link #NO_VICTIM} if the class has a free slot, a free slab is left, or the class holds no
    * slab (it would take one from another class by rebalancing, never by evicting its own).
-   * Otherwise the first slot ahead of class {@code c}'s clock hand that CLOCK would evict at once
-   * (published, frequency 0, unpinned), looking at most {@value #VICTIM_LOOKAHEAD} slots ahead,
-   * else the least frequent published slot among them; {@link Handles#NONE} if none of them is
-   * published. Moves no hand and changes no counter: a snapshot under the lock, which the
-   * writer's real eviction may not match exactly.
+   * Otherwise what CLOCK would likely evict next ({@link Clock#peek}); {@link Handles#NONE} if
+   * none of the slots it looks at is published. Moves no hand and changes no counter: a
+   * snapshot under the lock, which the writer's real eviction may not match exactly.
    */
   public long admissionVictim(int c) {
     lock.lock();
     try {
-      List<Slab> own = byClass.get(c);
-      if (!partial[c].isEmpty() || !freeSlabs.isEmpty() || own.isEmpty()) {
+      if (!partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty()) {
         return NO_VICTIM;
       }
-      int si = clockSlab[c] % own.size();
-      Slab s = own.get(si);
-      int slot = s.clockHand;
-      long best = Handles.NONE;
-      int bestFreq = Integer.MAX_VALUE;
-      for (int seen = 0, step = 0; seen < VICTIM_LOOKAHEAD && step < 2 * VICTIM_LOOKAHEAD
-          + own.size(); step++) {
-        if (slot >= s.slots || draining[s.index]) {
-          si = (si + 1) % own.size();
-          s = own.get(si);
-          slot = s.clockHand;
-          continue;
-        }
-        int st = s.state(slot);
-        if (isPublished(st)) {
-          seen++;
-          int f = s.freq(slot) + ((st & Slab.PINS) == 0 ? 0 : 4);
-          if (f == 0) {
-            return Handles.of(s.index, slot);
-          }
-          if (f < bestFreq) {
-            bestFreq = f;
-            best = Handles.of(s.index, slot);
-          }
-        }
-        slot++;
-      }
-      return best;
+      return Clock.peek(clockView[c]);
     } finally {
       lock.unlock();
     }
@@ -306,7 +261,7 @@ public final class SlabAllocator {
           return new Reclaim(publishedSlots(victim), true);
         }
       }
-      long h = clock(c);
+      long h = Clock.victim(clockView[c]);
       return h == Handles.NONE ? null : new Reclaim(new long[] {h}, false);
     } finally {
       lock.unlock();
@@ -402,8 +357,7 @@ public final class SlabAllocator {
   }
 
   private static boolean isPublished(int state) {
-    return (state & (Slab.ALLOCATED | Slab.PUBLISHED | Slab.EVICTED))
-        == (Slab.ALLOCATED | Slab.PUBLISHED);
+    return SlotState.isLive(state);
   }
 
   private long[] publishedSlots(Slab s) {
@@ -416,42 +370,6 @@ public final class SlabAllocator {
       }
     }
     return Arrays.copyOf(out, n);
-  }
-
-  /** CLOCK over class {@code c}: the next slot at frequency zero, unpinned first. */
-  private long clock(int c) {
-    List<Slab> own = byClass.get(c);
-    if (own.isEmpty()) {
-      return Handles.NONE;
-    }
-    long pinnedCandidate = Handles.NONE;
-    int slotsInClass = own.size() * classes.slotsPerSlab(c);
-    for (int step = 0; step < 4 * slotsInClass + own.size(); step++) {
-      int si = clockSlab[c] % own.size();
-      Slab s = own.get(si);
-      if (s.clockHand >= s.slots || draining[s.index]) {
-        s.clockHand = 0;
-        clockSlab[c] = si + 1;
-        continue;
-      }
-      int slot = s.clockHand++;
-      int st = s.state(slot);
-      if (!isPublished(st)) {
-        continue; // free, evicted, or still its writer's
-      }
-      int f = s.freq(slot);
-      if (f > 0) {
-        s.setFreq(slot, f - 1);
-        continue;
-      }
-      if ((st & Slab.PINS) == 0) {
-        return Handles.of(s.index, slot);
-      }
-      if (pinnedCandidate == Handles.NONE) {
-        pinnedCandidate = Handles.of(s.index, slot);
-      }
-    }
-    return pinnedCandidate;
   }
 
   /**
@@ -524,13 +442,25 @@ public final class SlabAllocator {
     s.lastAccess = System.nanoTime();
   }
 
-  /** Fills the record of a slot the caller allocated, before publishing it in the index. */
-  public void describe(long handle, int fileId, long offset, int length, int checksum,
-      int flags, int deserializer, int type, int cachedAt) {
+  /**
+   * Fills the record of a slot the caller allocated (or claimed at restore) from {@code m},
+   * before publishing it in the index; the CLOCK frequency starts at
+   * {@link BlockMeta#initialFreq} whatever {@code m.freq} says.
+   */
+  public void describe(long handle, BlockMeta m) {
     Slab s = slabs[Handles.slab(handle)];
-    int freq = (flags & F_IN_MEMORY) != 0 ? 3 : 0;
-    s.write(Handles.slot(handle), fileId, offset, length, checksum, flags, deserializer, type,
-        cachedAt, freq);
+    int slot = Handles.slot(handle);
+    s.write(slot, m);
+    s.setFreq(slot, BlockMeta.initialFreq(m.flags));
+  }
+
+  /** Reads the record of slot {@code h} into {@code m}, with its handle and size class. */
+  public BlockMeta read(long h, BlockMeta m) {
+    Slab s = slabs[Handles.slab(h)];
+    s.read(Handles.slot(h), m);
+    m.handle = h;
+    m.sizeClass = s.sizeClass;
+    return m;
   }
 
   public int fileId(long h) {
@@ -538,7 +468,7 @@ public final class SlabAllocator {
   }
 
   public long blockOffset(long h) {
-    return slabs[Handles.slab(h)].offset(Handles.slot(h));
+    return slabs[Handles.slab(h)].blockOffset(Handles.slot(h));
   }
 
   public int length(long h) {
@@ -581,11 +511,6 @@ public final class SlabAllocator {
   /** The slot's state word (see {@link Slab}); for invariant checks. */
   public int state(long h) {
     return slabs[Handles.slab(h)].state(Handles.slot(h));
-  }
-
-  /** Whether a state word is that of a published slot: allocated, published, not evicted. */
-  public static boolean isLive(int state) {
-    return isPublished(state);
   }
 
   /** Bytes of slots in use (slot sizes). */

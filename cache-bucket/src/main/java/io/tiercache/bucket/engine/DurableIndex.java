@@ -3,6 +3,7 @@
  */
 package io.tiercache.bucket.engine;
 
+import io.tiercache.bucket.meta.BlockMeta;
 import java.util.function.Predicate;
 
 /**
@@ -31,39 +32,24 @@ import java.util.function.Predicate;
  * runs them at once for one slot); {@code restore} runs alone.
  */
 public interface DurableIndex {
-  /** One record found at restore. Slot numbers are as in the L2's slot handles. */
-  final class Entry {
-    public int slab;
-    public int slot;
-    public int sizeClass;
-    public String file;
-    /** The file's region (encoded name), or null where the record does not keep it. */
-    public String region;
-    public long offset;
-    public int length;
-    public int checksum;
-    public int flags;
-    /** HBase deserializer id, already mapped to this JVM's ids. */
-    public int deserializer;
-    public int type;
-  }
+  /**
+   * Makes the block in slot {@code m.handle} of class {@code m.sizeClass} durable: its file
+   * ({@code m.file}), the file's region ({@code m.region}: encoded name, null if unknown) where
+   * the record has room for it, so the region's cached bytes are known right after a restart,
+   * and {@code m}'s {@link io.tiercache.bucket.meta.BlockRecord} fields ({@code m.flags} without
+   * {@code F_VERIFIED}). Returns false if it cannot (e.g. a file name longer than a record
+   * holds): the block is still cached, only not across a restart.
+   */
+  boolean publish(BlockMeta m);
+
+  /** Invalidates the record of slot {@code handle}, durably, if it has one. */
+  void remove(long handle);
 
   /**
-   * Makes the block in slot {@code (slab, slot)} of class {@code sizeClass} durable, with its
-   * file's {@code region} (encoded name; null if unknown) where the record has room for it, so
-   * the region's cached bytes are known right after a restart. Returns false if it cannot (e.g.
-   * a file name longer than a record holds): the block is still cached, only not across a
-   * restart.
+   * Offers every valid record to {@code claim}, as a {@link BlockMeta} with its handle, size
+   * class, file, region (or null) and record fields, its deserializer already mapped to this
+   * JVM's id (the instance may be reused for the next record); records it refuses are
+   * invalidated. Reads only records, never blocks. Returns the number of valid records found.
    */
-  boolean publish(int slab, int slot, int sizeClass, String file, String region, long offset,
-      int length, int checksum, int flags, int deserializer, int type);
-
-  /** Invalidates the record of slot {@code (slab, slot)}, durably, if it has one. */
-  void remove(int slab, int slot);
-
-  /**
-   * Offers every valid record to {@code claim}; records it refuses are invalidated. Reads only
-   * records, never blocks. Returns the number of valid records found.
-   */
-  int restore(Predicate<Entry> claim);
+  int restore(Predicate<BlockMeta> claim);
 }

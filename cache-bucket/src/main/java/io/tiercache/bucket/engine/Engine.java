@@ -42,18 +42,20 @@ public interface Engine extends Closeable {
   boolean isPersistent();
 
   /**
-   * A read-only buffer over {@code [offset, offset + length)} of the engine's memory, position 0,
-   * limit {@code length}. Valid until {@link #close()}.
+   * A read-only buffer over {@code [address, address + length)} of the engine's memory,
+   * position 0, limit {@code length}. Valid until {@link #close()}. An engine address is where
+   * a slot's bytes start in the engine ({@code SlabAllocator#address}), never a block's offset
+   * in its HFile.
    *
    * @throws UnsupportedOperationException if the engine is not zero-copy
    */
-  ByteBuffer view(long offset, int length);
+  ByteBuffer view(long address, int length);
 
-  /** Copies {@code dst.remaining()} bytes starting at {@code offset} into {@code dst}. */
-  void read(long offset, ByteBuffer dst) throws IOException;
+  /** Copies {@code dst.remaining()} bytes starting at {@code address} into {@code dst}. */
+  void read(long address, ByteBuffer dst) throws IOException;
 
-  /** Writes {@code src.remaining()} bytes at {@code offset}. */
-  void write(long offset, ByteBuffer src) throws IOException;
+  /** Writes {@code src.remaining()} bytes at {@code address}. */
+  void write(long address, ByteBuffer src) throws IOException;
 
   /** Makes everything written so far durable (no-op for volatile engines). */
   void sync() throws IOException;

@@ -27,7 +27,7 @@ import java.util.StringJoiner;
  *   with other operations (the L2 stops its writers and readers first).
  *
  * Memory layout
- *   engine offset o lives in files[i] at o - starts[i], where starts[i] <= o < starts[i + 1].
+ *   engine address a lives in files[i] at a - starts[i], where starts[i] <= a < starts[i + 1].
  * </pre>
  */
 final class FileEngine implements Engine {
@@ -85,22 +85,22 @@ final class FileEngine implements Engine {
   }
 
   @Override
-  public ByteBuffer view(long offset, int length) {
+  public ByteBuffer view(long address, int length) {
     throw new UnsupportedOperationException(describe() + " copies; use read()");
   }
 
   @Override
-  public void read(long offset, ByteBuffer dst) throws IOException {
-    Slabs.checkRange(offset, dst.remaining(), capacity, slabSize);
-    int i = fileOf(offset);
-    files[i].read(offset - starts[i], dst);
+  public void read(long address, ByteBuffer dst) throws IOException {
+    Slabs.checkRange(address, dst.remaining(), capacity, slabSize);
+    int i = fileOf(address);
+    files[i].read(address - starts[i], dst);
   }
 
   @Override
-  public void write(long offset, ByteBuffer src) throws IOException {
-    Slabs.checkRange(offset, src.remaining(), capacity, slabSize);
-    int i = fileOf(offset);
-    files[i].write(offset - starts[i], src);
+  public void write(long address, ByteBuffer src) throws IOException {
+    Slabs.checkRange(address, src.remaining(), capacity, slabSize);
+    int i = fileOf(address);
+    files[i].write(address - starts[i], src);
   }
 
   @Override
@@ -141,8 +141,8 @@ final class FileEngine implements Engine {
     }
   }
 
-  private int fileOf(long offset) {
-    int i = Arrays.binarySearch(starts, offset);
+  private int fileOf(long address) {
+    int i = Arrays.binarySearch(starts, address);
     return i >= 0 ? i : -i - 2;
   }
 

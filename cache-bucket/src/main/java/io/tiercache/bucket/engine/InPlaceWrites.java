@@ -10,11 +10,11 @@ import java.nio.ByteBuffer;
  * slot's memory, one copy instead of a copy into a scratch buffer and another into the engine.
  * Memory engines ({@code offheap}, {@code mmap}) implement it; {@code file} engines do not.
  *
- * <p>Contract: the caller owns {@code [offset, offset + length)} (an allocated slot not yet
+ * <p>Contract: the caller owns {@code [address, address + length)} (an allocated slot not yet
  * published in the index, so no reader can see it) until it publishes or frees the slot. Valid
  * until {@link Engine#close()}, like {@link Engine#view}.
  */
 public interface InPlaceWrites {
-  /** A writable buffer over {@code [offset, offset + length)}: position 0, limit {@code length}. */
-  ByteBuffer writable(long offset, int length);
+  /** A writable buffer over {@code [address, address + length)}: position 0, limit length. */
+  ByteBuffer writable(long address, int length);
 }

@@ -74,23 +74,23 @@ abstract class MemoryEngine implements Engine, InPlaceWrites {
   }
 
   @Override
-  public final ByteBuffer view(long offset, int length) {
-    return range(offset, length).slice().asReadOnlyBuffer();
+  public final ByteBuffer view(long address, int length) {
+    return range(address, length).slice().asReadOnlyBuffer();
   }
 
   @Override
-  public final ByteBuffer writable(long offset, int length) {
-    return range(offset, length).slice();
+  public final ByteBuffer writable(long address, int length) {
+    return range(address, length).slice();
   }
 
   @Override
-  public final void read(long offset, ByteBuffer dst) {
-    dst.put(range(offset, dst.remaining()));
+  public final void read(long address, ByteBuffer dst) {
+    dst.put(range(address, dst.remaining()));
   }
 
   @Override
-  public final void write(long offset, ByteBuffer src) {
-    range(offset, src.remaining()).put(src);
+  public final void write(long address, ByteBuffer src) {
+    range(address, src.remaining()).put(src);
   }
 
   @Override
@@ -119,14 +119,14 @@ abstract class MemoryEngine implements Engine, InPlaceWrites {
   }
 
   /** A duplicate of the chunk holding the range, positioned on it. */
-  private ByteBuffer range(long offset, int length) {
-    Slabs.checkRange(offset, length, capacity, slabSize);
+  private ByteBuffer range(long address, int length) {
+    Slabs.checkRange(address, length, capacity, slabSize);
     ByteBuffer[] c = current();
     if (length == 0) {
-      return ByteBuffer.allocate(0); // offset may equal capacity: there is no chunk to slice
+      return ByteBuffer.allocate(0); // address may equal capacity: there is no chunk to slice
     }
-    int start = (int) (offset & ((1L << chunkShift) - 1));
-    ByteBuffer chunk = c[(int) (offset >>> chunkShift)].duplicate();
+    int start = (int) (address & ((1L << chunkShift) - 1));
+    ByteBuffer chunk = c[(int) (address >>> chunkShift)].duplicate();
     chunk.limit(start + length).position(start);
     return chunk;
   }

@@ -15,7 +15,7 @@ import java.nio.file.Path;
  *
  * <p>A ByteBuffer addresses at most 2^31 - 1 bytes, so the file is mapped in chunks of
  * {@code max(slabSize, MAX_CHUNK)} bytes (both powers of two, so no slab straddles two mappings);
- * engine offset o is byte o of the file, the file engine's layout. Access, concurrency and
+ * engine address o is byte o of the file, the file engine's layout. Access, concurrency and
  * unmapping: {@link MemoryEngine} (touching a view after close is a use-after-unmap that can crash
  * the JVM).
  *

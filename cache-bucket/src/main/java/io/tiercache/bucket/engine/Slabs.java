@@ -35,18 +35,19 @@ final class Slabs {
   }
 
   /**
-   * Checks that {@code [offset, offset + length)} lies inside the engine and inside one slab.
+   * Checks that {@code [address, address + length)} lies inside the engine and inside one slab.
    *
    * @throws IndexOutOfBoundsException if the range is negative or goes beyond the capacity
    * @throws IllegalArgumentException if the range crosses a slab boundary
    */
-  static void checkRange(long offset, int length, long capacity, int slabSize) {
-    if (offset < 0 || length < 0 || offset > capacity - length) {
+  static void checkRange(long address, int length, long capacity, int slabSize) {
+    if (address < 0 || length < 0 || address > capacity - length) {
       throw new IndexOutOfBoundsException(
-          "range [" + offset + ", " + offset + " + " + length + ") outside [0, " + capacity + ")");
+          "range [" + address + ", " + address + " + " + length + ") outside [0, " + capacity
+              + ")");
     }
-    if (length > 0 && offset / slabSize != (offset + length - 1) / slabSize) {
-      throw new IllegalArgumentException("range [" + offset + ", " + offset + " + " + length
+    if (length > 0 && address / slabSize != (address + length - 1) / slabSize) {
+      throw new IllegalArgumentException("range [" + address + ", " + address + " + " + length
           + ") crosses a boundary of the " + slabSize + "-byte slabs");
     }
   }

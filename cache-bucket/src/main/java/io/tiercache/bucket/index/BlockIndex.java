@@ -16,10 +16,10 @@ import java.util.function.LongPredicate;
  * 64 segments, chosen by the key's hash; each is a table of 24-byte entries in a direct buffer:
  * <pre>
  *   offset size field
- *     0     4   fileId + 1   (0 marks an empty entry)
+ *     0     4   fileId + 1    (0 marks an empty entry)                 E_FILE
  *     4     4   unused
- *     8     8   block offset in the HFile
- *    16     8   slot handle  (see Handles)
+ *     8     8   blockOffset   where the block starts in its HFile       E_BLOCK_OFFSET
+ *    16     8   slot handle   (see Handles)                             E_HANDLE
  * </pre>
  * Linear probing; removal by backward shift, so there are no tombstones. An entry's home is the
  * low 26 bits of its hash scaled to the table ({@code (h & 0x3FFFFFF) * entries >>> 26}); the top
@@ -46,6 +46,9 @@ public final class BlockIndex {
   private static final int SEGMENT_BITS = 26;
   private static final int HOME_MASK = (1 << SEGMENT_BITS) - 1;
   private static final int ENTRY = 24;
+  private static final int E_FILE = 0;
+  private static final int E_BLOCK_OFFSET = 8;
+  private static final int E_HANDLE = 16;
   private static final int MIN_ENTRIES = 16;
   /** Entries per segment above which the table would pass 2^31 bytes. */
   private static final long MAX_SEGMENT_ENTRIES = Integer.MAX_VALUE / ENTRY;
@@ -108,8 +111,8 @@ public final class BlockIndex {
     }
   }
 
-  private static int hash(int fileId, long offset) {
-    long h = (offset * 0x9E3779B97F4A7C15L) ^ (fileId * 0xC2B2AE3D27D4EB4FL);
+  private static int hash(int fileId, long blockOffset) {
+    long h = (blockOffset * 0x9E3779B97F4A7C15L) ^ (fileId * 0xC2B2AE3D27D4EB4FL);
     h ^= h >>> 31;
     h *= 0xBF58476D1CE4E5B9L;
     return (int) (h ^ (h >>> 29));
@@ -120,49 +123,49 @@ public final class BlockIndex {
   }
 
   /**
-   * Looks up the handle of (fileId, offset) and, if found, runs {@code action} on it under the
-   * segment's read lock; returns the handle if the action accepted it, else {@code -1}.
+   * Looks up the handle of (fileId, blockOffset) and, if found, runs {@code action} on it under
+   * the segment's read lock; returns the handle if the action accepted it, else {@code -1}.
    */
-  public long get(int fileId, long offset, LongPredicate action) {
-    int h = hash(fileId, offset);
+  public long get(int fileId, long blockOffset, LongPredicate action) {
+    int h = hash(fileId, blockOffset);
     Segment seg = segment(h);
     long stamp = seg.lock.readLock();
     try {
-      int at = find(seg, h, fileId, offset);
+      int at = find(seg, h, fileId, blockOffset);
       if (at < 0) {
         return -1;
       }
-      long handle = seg.table.getLong(at * ENTRY + 16);
+      long handle = seg.table.getLong(at * ENTRY + E_HANDLE);
       return action.test(handle) ? handle : -1;
     } finally {
       seg.lock.unlockRead(stamp);
     }
   }
 
-  /** Returns the handle of (fileId, offset) or -1, without running anything under the lock. */
-  public long peek(int fileId, long offset) {
-    return get(fileId, offset, handle -> true);
+  /** Returns the handle of (fileId, blockOffset) or -1, running nothing under the lock. */
+  public long peek(int fileId, long blockOffset) {
+    return get(fileId, blockOffset, handle -> true);
   }
 
   /**
-   * Maps (fileId, offset) to {@code handle}; returns the handle it replaced, -1 if there was
+   * Maps (fileId, blockOffset) to {@code handle}; returns the handle it replaced, -1 if there was
    * none, or {@link #FULL} (and changes nothing) if the key is new and its segment is full.
    */
-  public long put(int fileId, long offset, long handle) {
-    int h = hash(fileId, offset);
+  public long put(int fileId, long blockOffset, long handle) {
+    int h = hash(fileId, blockOffset);
     Segment seg = segment(h);
     long stamp = seg.lock.writeLock();
     try {
-      int at = find(seg, h, fileId, offset);
+      int at = find(seg, h, fileId, blockOffset);
       if (at >= 0) {
-        long old = seg.table.getLong(at * ENTRY + 16);
-        seg.table.putLong(at * ENTRY + 16, handle);
+        long old = seg.table.getLong(at * ENTRY + E_HANDLE);
+        seg.table.putLong(at * ENTRY + E_HANDLE, handle);
         return old;
       }
       if (seg.size + 1 >= seg.entries) {
         return FULL; // one entry always stays empty: it ends every probe
       }
-      insert(seg, h, fileId, offset, handle);
+      insert(seg, h, fileId, blockOffset, handle);
       seg.size++;
       return -1;
     } finally {
@@ -171,19 +174,19 @@ public final class BlockIndex {
   }
 
   /**
-   * Removes (fileId, offset) if it maps to {@code expected} (or to anything when expected is -1);
-   * returns the handle removed, or -1.
+   * Removes (fileId, blockOffset) if it maps to {@code expected} (or to anything when expected
+   * is -1); returns the handle removed, or -1.
    */
-  public long remove(int fileId, long offset, long expected) {
-    int h = hash(fileId, offset);
+  public long remove(int fileId, long blockOffset, long expected) {
+    int h = hash(fileId, blockOffset);
     Segment seg = segment(h);
     long stamp = seg.lock.writeLock();
     try {
-      int at = find(seg, h, fileId, offset);
+      int at = find(seg, h, fileId, blockOffset);
       if (at < 0) {
         return -1;
       }
-      long handle = seg.table.getLong(at * ENTRY + 16);
+      long handle = seg.table.getLong(at * ENTRY + E_HANDLE);
       if (expected != -1 && handle != expected) {
         return -1;
       }
@@ -221,10 +224,10 @@ public final class BlockIndex {
       long stamp = seg.lock.readLock();
       try {
         for (int i = 0; i < seg.entries; i++) {
-          int file = seg.table.getInt(i * ENTRY);
+          int file = seg.table.getInt(i * ENTRY + E_FILE);
           if (file != 0) {
-            visitor.visit(file - 1, seg.table.getLong(i * ENTRY + 8),
-                seg.table.getLong(i * ENTRY + 16));
+            visitor.visit(file - 1, seg.table.getLong(i * ENTRY + E_BLOCK_OFFSET),
+                seg.table.getLong(i * ENTRY + E_HANDLE));
           }
         }
       } finally {
@@ -247,7 +250,7 @@ public final class BlockIndex {
   /** See {@link #cursor}. Used by one thread. */
   public final class Cursor {
     private final int[] files;
-    private final long[] offsets;
+    private final long[] blockOffsets;
     private final long[] handles;
     private int segment;
     private int position; // next table position to read in the segment
@@ -256,7 +259,7 @@ public final class BlockIndex {
 
     private Cursor(int batch) {
       files = new int[batch];
-      offsets = new long[batch];
+      blockOffsets = new long[batch];
       handles = new long[batch];
     }
 
@@ -279,11 +282,11 @@ public final class BlockIndex {
       try {
         int end = Math.min(seg.entries, position + files.length);
         for (int i = position; i < end; i++) {
-          int file = seg.table.getInt(i * ENTRY);
+          int file = seg.table.getInt(i * ENTRY + E_FILE);
           if (file != 0) {
             files[filled] = file - 1;
-            offsets[filled] = seg.table.getLong(i * ENTRY + 8);
-            handles[filled] = seg.table.getLong(i * ENTRY + 16);
+            blockOffsets[filled] = seg.table.getLong(i * ENTRY + E_BLOCK_OFFSET);
+            handles[filled] = seg.table.getLong(i * ENTRY + E_HANDLE);
             filled++;
           }
         }
@@ -301,8 +304,8 @@ public final class BlockIndex {
       return files[at];
     }
 
-    public long offset() {
-      return offsets[at];
+    public long blockOffset() {
+      return blockOffsets[at];
     }
 
     public long handle() {
@@ -313,46 +316,47 @@ public final class BlockIndex {
   /** Receives index entries. */
   @FunctionalInterface
   public interface EntryVisitor {
-    void visit(int fileId, long offset, long handle);
+    void visit(int fileId, long blockOffset, long handle);
   }
 
-  private static int find(Segment seg, int h, int fileId, long offset) {
+  private static int find(Segment seg, int h, int fileId, long blockOffset) {
     ByteBuffer t = seg.table;
     for (int i = seg.home(h); ; i = seg.next(i)) {
-      int file = t.getInt(i * ENTRY);
+      int file = t.getInt(i * ENTRY + E_FILE);
       if (file == 0) {
         return -1;
       }
-      if (file == fileId + 1 && t.getLong(i * ENTRY + 8) == offset) {
+      if (file == fileId + 1 && t.getLong(i * ENTRY + E_BLOCK_OFFSET) == blockOffset) {
         return i;
       }
     }
   }
 
-  private static void insert(Segment seg, int h, int fileId, long offset, long handle) {
+  private static void insert(Segment seg, int h, int fileId, long blockOffset, long handle) {
     ByteBuffer t = seg.table;
     int i = seg.home(h);
-    while (t.getInt(i * ENTRY) != 0) {
+    while (t.getInt(i * ENTRY + E_FILE) != 0) {
       i = seg.next(i);
     }
-    t.putInt(i * ENTRY, fileId + 1);
-    t.putLong(i * ENTRY + 8, offset);
-    t.putLong(i * ENTRY + 16, handle);
+    t.putInt(i * ENTRY + E_FILE, fileId + 1);
+    t.putLong(i * ENTRY + E_BLOCK_OFFSET, blockOffset);
+    t.putLong(i * ENTRY + E_HANDLE, handle);
   }
 
   private static void deleteAt(Segment seg, int at) {
     ByteBuffer t = seg.table;
     int hole = at;
-    for (int j = seg.next(hole); t.getInt(j * ENTRY) != 0; j = seg.next(j)) {
-      int home = seg.home(hash(t.getInt(j * ENTRY) - 1, t.getLong(j * ENTRY + 8)));
+    for (int j = seg.next(hole); t.getInt(j * ENTRY + E_FILE) != 0; j = seg.next(j)) {
+      int home = seg.home(
+          hash(t.getInt(j * ENTRY + E_FILE) - 1, t.getLong(j * ENTRY + E_BLOCK_OFFSET)));
       boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
       if (movable) {
-        t.putInt(hole * ENTRY, t.getInt(j * ENTRY));
-        t.putLong(hole * ENTRY + 8, t.getLong(j * ENTRY + 8));
-        t.putLong(hole * ENTRY + 16, t.getLong(j * ENTRY + 16));
+        t.putInt(hole * ENTRY + E_FILE, t.getInt(j * ENTRY + E_FILE));
+        t.putLong(hole * ENTRY + E_BLOCK_OFFSET, t.getLong(j * ENTRY + E_BLOCK_OFFSET));
+        t.putLong(hole * ENTRY + E_HANDLE, t.getLong(j * ENTRY + E_HANDLE));
         hole = j;
       }
     }
-    t.putInt(hole * ENTRY, 0);
+    t.putInt(hole * ENTRY + E_FILE, 0);
   }
 }

@@ -3,7 +3,9 @@
  */
 package io.tiercache.bucket.persist;
 
+import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.engine.FileGuard;
+import io.tiercache.bucket.meta.BlockMeta;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -36,9 +38,10 @@ import java.util.zip.CheckedInputStream;
  *   capacity   long     slabSize int   classes int, then that many slot sizes (int)
  *   deser      int n, then n × (id int, class name UTF)   HBase deserializer ids of this JVM
  *   blocks     chunks, each: int n (1 ≤ n), then n × entry (37 bytes); then int 0
- *                entry: fileId int, offset long, slab int, slot int, sizeClass byte,
+ *                entry: fileId int, blockOffset long, slab int, slot int, sizeClass byte,
  *                length int, checksum int, flags byte, deser byte, type byte, freq byte,
- *                cachedAt int
+ *                cachedAt int   (the fields of a {@link BlockMeta}; slab and slot are its
+ *                handle's, see {@code alloc.Handles})
  *   files      int n, then n × (id int, name UTF)   every file id the blocks name
  *   regions    int n, then n × (file id int, region UTF)   encoded region of a file, where known
  *   crc        int      CRC32C of every byte above
@@ -100,32 +103,13 @@ public final class Checkpoint {
     }
   }
 
-  /** One block as checkpointed. */
-  public static final class Entry {
-    /** The file's region (encoded name), or null where the checkpoint did not know it. */
-    public String region;
-    public String file;
-    public int fileId;
-    public long offset;
-    public int slab;
-    public int slot;
-    public int sizeClass;
-    public int length;
-    public int checksum;
-    public int flags;
-    public int deserializer;
-    public int type;
-    public int freq;
-    public int cachedAt;
-  }
-
   /** What {@link #read} found. */
   public static final class Loaded {
-    public final List<Entry> entries;
+    public final List<BlockMeta> entries;
     /** Deserializer class names by the id they had when the checkpoint was written. */
     public final Map<Integer, String> deserializers;
 
-    Loaded(List<Entry> entries, Map<Integer, String> deserializers) {
+    Loaded(List<BlockMeta> entries, Map<Integer, String> deserializers) {
       this.entries = entries;
       this.deserializers = deserializers;
     }
@@ -147,12 +131,11 @@ public final class Checkpoint {
    * callers that hold the entries already).
    */
   public static void write(Path path, Geometry geometry, Map<Integer, String> deserializers,
-      Map<Integer, String> files, Map<Integer, String> regions, List<Entry> entries)
+      Map<Integer, String> files, Map<Integer, String> regions, List<BlockMeta> entries)
       throws IOException {
     try (Writer w = Writer.open(path, geometry, deserializers, new byte[Writer.MIN_BUFFER])) {
-      for (Entry e : entries) {
-        w.block(e.fileId, e.offset, e.slab, e.slot, e.sizeClass, e.length, e.checksum, e.flags,
-            e.deserializer, e.type, e.freq, e.cachedAt);
+      for (BlockMeta e : entries) {
+        w.block(e);
       }
       w.finish(files, regions);
     }
@@ -221,10 +204,11 @@ public final class Checkpoint {
       return w;
     }
 
-    /** Appends one block record; allocates nothing. */
-    public void block(int fileId, long offset, int slab, int slot, int sizeClass, int length,
-        int checksum, int flags, int deserializer, int type, int freq, int cachedAt)
-        throws IOException {
+    /**
+     * Appends the record of {@code m} (its file id, block offset, handle, size class, length,
+     * checksum, flags, deserializer, type, freq and cached-at time); allocates nothing.
+     */
+    public void block(BlockMeta m) throws IOException {
       if (buf.remaining() < (chunkAt < 0 ? 4 + ENTRY : ENTRY)) {
         drain();
       }
@@ -233,9 +217,10 @@ public final class Checkpoint {
         chunkBlocks = 0;
         buf.putInt(0);
       }
-      buf.putInt(fileId).putLong(offset).putInt(slab).putInt(slot).put((byte) sizeClass)
-          .putInt(length).putInt(checksum).put((byte) flags).put((byte) deserializer)
-          .put((byte) type).put((byte) freq).putInt(cachedAt);
+      buf.putInt(m.fileId).putLong(m.blockOffset).putInt(Handles.slab(m.handle))
+          .putInt(Handles.slot(m.handle)).put((byte) m.sizeClass).putInt(m.length)
+          .putInt(m.checksum).put((byte) m.flags).put((byte) m.deserializer).put((byte) m.type)
+          .put((byte) m.freq).putInt(m.cachedAt);
       chunkBlocks++;
       blocks++;
     }
@@ -372,7 +357,7 @@ public final class Checkpoint {
         throw new Unusable(path + " was written for " + mismatch);
       }
       Map<Integer, String> deser = readNames(in);
-      List<Entry> entries;
+      List<BlockMeta> entries;
       Map<Integer, String> files;
       Map<Integer, String> regions;
       if (v1 || v2) {
@@ -400,7 +385,7 @@ public final class Checkpoint {
         files = readNames(in);
         regions = readNames(in);
       }
-      for (Entry e : entries) {
+      for (BlockMeta e : entries) {
         e.file = files.get(e.fileId);
         e.region = regions.get(e.fileId);
         if (e.file == null) {
@@ -432,12 +417,12 @@ public final class Checkpoint {
     }
   }
 
-  private static Entry readEntry(DataInputStream in) throws IOException {
-    Entry e = new Entry();
+  private static BlockMeta readEntry(DataInputStream in) throws IOException {
+    BlockMeta e = new BlockMeta();
     e.fileId = in.readInt();
-    e.offset = in.readLong();
-    e.slab = in.readInt();
-    e.slot = in.readInt();
+    e.blockOffset = in.readLong();
+    int slab = in.readInt();
+    e.handle = Handles.of(slab, in.readInt());
     e.sizeClass = in.readUnsignedByte();
     e.length = in.readInt();
     e.checksum = in.readInt();

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tiercache.bucket.meta.BlockMeta;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,11 +31,20 @@ class SlabAllocatorPolicyTest {
     for (int i = 0; i < n; i++) {
       long h = a.allocate(c);
       assertNotEquals(Handles.NONE, h, "allocation " + i + " of class " + c);
-      a.describe(h, 1, (long) c << 32 | i, 1000, 0, SlabAllocator.F_DATA, 0, 0, 0);
+      a.describe(h, meta(1, (long) c << 32 | i, 1000, BlockMeta.F_DATA));
       assertTrue(a.markPublished(h), "publication of " + Handles.toString(h));
       out.add(h);
     }
     return out;
+  }
+
+  private static BlockMeta meta(int fileId, long blockOffset, int length, int flags) {
+    BlockMeta m = new BlockMeta();
+    m.fileId = fileId;
+    m.blockOffset = blockOffset;
+    m.length = length;
+    m.flags = flags;
+    return m;
   }
 
   /** Lets System.nanoTime() move on, so that later accesses are strictly more recent. */
@@ -50,8 +60,8 @@ class SlabAllocatorPolicyTest {
     SlabAllocator a = allocator(1);
     long single = a.allocate(SMALL);
     long memory = a.allocate(SMALL);
-    a.describe(single, 1, 0, 100, 0, SlabAllocator.F_DATA, 0, 0, 0);
-    a.describe(memory, 1, 1, 100, 0, SlabAllocator.F_IN_MEMORY, 0, 0, 0);
+    a.describe(single, meta(1, 0, 100, BlockMeta.F_DATA));
+    a.describe(memory, meta(1, 1, 100, BlockMeta.F_IN_MEMORY));
     assertEquals(0, a.freq(single), "a block nobody read yet is the first the hand takes");
     assertEquals(3, a.freq(memory));
     for (int hit = 1; hit <= 4; hit++) {

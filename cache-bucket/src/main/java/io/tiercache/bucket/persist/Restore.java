@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0 (see LICENSE).
  */
-package io.tiercache.bucket;
+package io.tiercache.bucket.persist;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -35,14 +35,14 @@ import org.slf4j.LoggerFactory;
  * and the queue is replayed after {@code running} turns false, so every eviction either sees
  * the restore finished or is replayed after it.
  */
-final class Restore {
+public final class Restore {
   private static final Logger LOG = LoggerFactory.getLogger(Restore.class);
 
   /** An eviction of blocks at offsets {@code [from, to]} of a file, to replay. */
-  static final class Eviction {
-    final String file;
-    final long from;
-    final long to;
+  public static final class Eviction {
+    public final String file;
+    public final long from;
+    public final long to;
 
     Eviction(String file, long from, long to) {
       this.file = file;
@@ -59,12 +59,12 @@ final class Restore {
   private volatile boolean running;
   private volatile long elapsedMs = -1;
 
-  Restore(String tier) {
+  public Restore(String tier) {
     this.tier = tier;
   }
 
   /** Nothing to restore: done at once. */
-  static Restore none(String tier) {
+  public static Restore none(String tier) {
     Restore r = new Restore(tier);
     r.done.countDown();
     r.elapsedMs = 0;
@@ -72,7 +72,7 @@ final class Restore {
   }
 
   /** Runs each restore on a new daemon thread. */
-  static Executor threadPerRestore(String tier) {
+  public static Executor threadPerRestore(String tier) {
     return task -> {
       Thread t = new Thread(task, "tiercache-" + tier + "-restore");
       t.setDaemon(true);
@@ -84,7 +84,7 @@ final class Restore {
    * Runs {@code work} on {@code executor}, then replays the evictions recorded meanwhile through
    * {@code replay}, then {@code after} (checkpoint scheduling).
    */
-  void start(Executor executor, Runnable work, Consumer<Eviction> replay, Runnable after) {
+  public void start(Executor executor, Runnable work, Consumer<Eviction> replay, Runnable after) {
     running = true;
     executor.execute(() -> run(work, replay, after));
   }
@@ -114,37 +114,37 @@ final class Restore {
   }
 
   /** Whether the restore is still running (inserts are dropped, evictions recorded). */
-  boolean running() {
+  public boolean running() {
     return running;
   }
 
   /** Records an eviction to replay if the restore is running; call before evicting. */
-  void evicting(String file, long from, long to) {
+  public void evicting(String file, long from, long to) {
     if (running) {
       evictions.add(new Eviction(file, from, to));
     }
   }
 
   /** Counts an insert dropped because the restore runs. */
-  void droppedInsert() {
+  public void droppedInsert() {
     droppedInserts.increment();
   }
 
-  long droppedInserts() {
+  public long droppedInserts() {
     return droppedInserts.sum();
   }
 
   /** Waits up to {@code timeoutMs} for the restore to end; true if it has. */
-  boolean await(long timeoutMs) throws InterruptedException {
+  public boolean await(long timeoutMs) throws InterruptedException {
     return done.await(Math.max(0, timeoutMs), TimeUnit.MILLISECONDS);
   }
 
-  boolean finished() {
+  public boolean finished() {
     return done.getCount() == 0;
   }
 
   /** How long the restore took, or -1 while it runs. */
-  long elapsedMs() {
+  public long elapsedMs() {
     return elapsedMs;
   }
 }

@@ -1,15 +1,15 @@
 /*
  * Licensed under the Apache License, Version 2.0 (see LICENSE).
  */
-package io.tiercache.bucket;
+package io.tiercache.bucket.persist;
 
-import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.bucket.engine.FileGuard;
 import io.tiercache.bucket.index.BlockIndex;
-import io.tiercache.bucket.persist.Checkpoint;
+import io.tiercache.bucket.meta.BlockMeta;
+import io.tiercache.bucket.meta.Deserializers;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.file.FileRegistry;
@@ -23,9 +23,7 @@ import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.LongConsumer;
 import org.apache.hadoop.hbase.io.hfile.CacheableDeserializerIdManager;
-import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +32,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Taking a checkpoint: stream the index (segment by segment) into the checkpoint's temporary
  * file, force the engine's bytes to disk, then force and rename the checkpoint
- * ({@link Checkpoint.Writer}). Restoring: claim each
- * checkpointed slot in the allocator, fill its record with the verified flag cleared, and
- * publish it, so the first read of each block checks its CRC32C. No block is read at startup.
+ * ({@link Checkpoint.Writer}). Restoring: each checkpointed block goes through
+ * {@link SlotClaims#claim}, so the first read of each block checks its CRC32C. No block is read
+ * at startup.
  *
  * <p>Engines with a {@link DurableIndex} need no checkpoint: {@link #restore(String,
- * DurableIndex, SlabAllocator, BlockIndex, FileRegistry, LongConsumer)} reads their records.
+ * DurableIndex, IndexedBlocks)} reads their records through the same {@link SlotClaims}.
  *
  * <p>The checkpoint path is validated before the engine opens ({@link #checkPath}: its directory
  * exists and takes new files, the path is not a directory, a link or another user's file), and
@@ -47,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * ({@link FileGuard#lock}), so two L2s never write one checkpoint.
  *
  * <p>Concurrency: {@link #checkpoint} is called by the tier's checkpoint thread and by shutdown,
- * never at once (shutdown stops the thread first); {@link #restore} runs in the constructor
- * before the tier is visible to other threads.
+ * never at once (shutdown stops the thread first); {@link #restore} runs on the restore thread
+ * before the tier takes inserts.
  */
 final class Persistence {
   private static final Logger LOG = LoggerFactory.getLogger(Persistence.class);
@@ -60,6 +58,7 @@ final class Persistence {
   private final Path path;
   private final Checkpoint.Geometry geometry;
   private final Engine engine;
+  private final IndexedBlocks blocks;
   private final SlabAllocator slabs;
   private final BlockIndex index;
   private final FileRegistry files;
@@ -67,6 +66,7 @@ final class Persistence {
   /** The checkpoint's write buffer, reused by every checkpoint (checkpoint thread only). */
   private final byte[] buffer = new byte[CHECKPOINT_BUFFER];
   private final FileNames names = new FileNames(); // checkpoint thread only
+  private final BlockMeta record = new BlockMeta(); // checkpoint thread only
 
   /**
    * Locks the checkpoint path.
@@ -74,25 +74,21 @@ final class Persistence {
    * @throws SettingException naming {@code hbase.bucketcache.persistent.path} if another cache
    *     holds it
    */
-  Persistence(String tier, BucketConfig config, Engine engine, SlabAllocator slabs,
-      BlockIndex index, FileRegistry files) {
+  Persistence(String tier, Path path, Checkpoint.Geometry geometry, Engine engine,
+      IndexedBlocks blocks) {
     this.tier = tier;
-    this.path = Paths.get(config.persistentPath);
+    this.path = path;
     try {
       this.lock = FileGuard.lock(path, KEY);
     } catch (IOException e) {
       throw setting("cannot lock " + path + ": " + e, e);
     }
     this.engine = engine;
-    this.slabs = slabs;
-    this.index = index;
-    this.files = files;
-    int[] sizes = new int[config.classes.count()];
-    for (int c = 0; c < sizes.length; c++) {
-      sizes[c] = config.classes.size(c);
-    }
-    this.geometry = new Checkpoint.Geometry(engine.describe(), config.capacity,
-        config.slabSize, sizes);
+    this.blocks = blocks;
+    this.slabs = blocks.slabs();
+    this.index = blocks.index();
+    this.files = blocks.files();
+    this.geometry = geometry;
   }
 
   /**
@@ -102,7 +98,7 @@ final class Persistence {
    *
    * @throws SettingException naming {@code hbase.bucketcache.persistent.path} and what is wrong
    */
-  static void checkPath(String persistentPath) {
+  public static void checkPath(String persistentPath) {
     Path p;
     try {
       p = Paths.get(persistentPath);
@@ -132,13 +128,13 @@ final class Persistence {
     return e;
   }
 
-  /** Restores what the checkpoint holds; {@code published} accounts each restored slot. */
   /** Whether a checkpoint file is there (it may still prove unusable when read). */
   boolean exists() {
     return Files.exists(path, LinkOption.NOFOLLOW_LINKS);
   }
 
-  int restore(LongConsumer published) {
+  /** Restores what the checkpoint holds (a cold start if nothing usable); returns the count. */
+  int restore() {
     long start = System.nanoTime();
     Checkpoint.Loaded loaded;
     try {
@@ -151,98 +147,32 @@ final class Persistence {
       }
       return 0;
     }
-    Map<Integer, Integer> deserializers = remapDeserializers(loaded.deserializers);
-    int restored = 0;
-    for (Checkpoint.Entry e : loaded.entries) {
+    Map<Integer, Integer> deserializers = Deserializers.remap(loaded.deserializers);
+    SlotClaims claims = new SlotClaims(blocks);
+    for (BlockMeta e : loaded.entries) {
       Integer deser = deserializers.get(e.deserializer);
-      long h = Handles.of(e.slab, e.slot);
-      if (deser == null || !fits(slabs, e.sizeClass, e.length)
-          || !slabs.restore(h, e.sizeClass)) {
-        continue;
+      if (deser != null) {
+        e.deserializer = deser;
+        claims.claim(e);
       }
-      boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(e.file, e.offset, e.length, data, e.region);
-      slabs.describe(h, fileId, e.offset, e.length, e.checksum,
-          e.flags & ~SlabAllocator.F_VERIFIED, deser, e.type, 0);
-      long old = index.put(fileId, e.offset, h);
-      if (old == BlockIndex.FULL) {
-        files.remove(e.file, e.offset, e.length, data);
-        slabs.free(h);
-        continue;
-      }
-      if (old != Handles.NONE) {
-        index.put(fileId, e.offset, old);
-        slabs.free(h);
-        continue;
-      }
-      published.accept(h);
-      restored++;
     }
-    LOG.info("{}: warm start, restored {} of {} blocks from {} in {} ms", tier, restored,
+    LOG.info("{}: warm start, restored {} of {} blocks from {} in {} ms", tier, claims.restored(),
         loaded.entries.size(), path, (System.nanoTime() - start) / 1_000_000);
-    return restored;
+    return claims.restored();
   }
 
   /**
-   * Restores the blocks an engine's {@link DurableIndex} holds, the same way as a checkpoint:
-   * each claimed slot is described with the verified flag cleared, so its first read checks the
-   * CRC32C. A record the allocator cannot claim, or a second record of one key, is refused (the
-   * engine invalidates it). Runs before the tier is visible to other threads.
+   * Restores the blocks an engine's {@link DurableIndex} holds, the same way as a checkpoint
+   * ({@link SlotClaims#claim}); a record refused there (the allocator cannot claim it, or a
+   * second record of one key) is invalidated by the engine. Runs before the tier takes inserts.
    */
-  static int restore(String tier, DurableIndex durable, SlabAllocator slabs, BlockIndex index,
-      FileRegistry files, LongConsumer published) {
+  static int restore(String tier, DurableIndex durable, IndexedBlocks blocks) {
     long start = System.nanoTime();
-    int[] restored = new int[1];
-    int found = durable.restore(e -> {
-      long h = Handles.of(e.slab, e.slot);
-      if (!fits(slabs, e.sizeClass, e.length) || !slabs.restore(h, e.sizeClass)) {
-        return false;
-      }
-      boolean data = (e.flags & SlabAllocator.F_DATA) != 0;
-      int fileId = files.add(e.file, e.offset, e.length, data, e.region);
-      slabs.describe(h, fileId, e.offset, e.length, e.checksum,
-          e.flags & ~SlabAllocator.F_VERIFIED, e.deserializer, e.type, 0);
-      long old = index.put(fileId, e.offset, h);
-      if (old == BlockIndex.FULL) {
-        files.remove(e.file, e.offset, e.length, data);
-        slabs.free(h);
-        return false;
-      }
-      if (old != Handles.NONE) {
-        index.put(fileId, e.offset, old);
-        slabs.free(h);
-        return false;
-      }
-      published.accept(h);
-      restored[0]++;
-      return true;
-    });
-    LOG.info("{}: warm start, restored {} of {} durable records in {} ms", tier, restored[0],
-        found, (System.nanoTime() - start) / 1_000_000);
-    return restored[0];
-  }
-
-  /** Whether a restored entry's class exists and its length fits a slot of that class. */
-  private static boolean fits(SlabAllocator slabs, int sizeClass, int length) {
-    return sizeClass >= 0 && sizeClass < slabs.classes().count() && length > 0
-        && length <= slabs.classes().size(sizeClass);
-  }
-
-  private static Map<Integer, Integer> remapDeserializers(Map<Integer, String> saved) {
-    // Make sure HBase's block deserializer has registered its id in this JVM.
-    HFileBlock.BLOCK_DESERIALIZER.getDeserializerIdentifier();
-    Map<String, Integer> now = new HashMap<>();
-    for (Map.Entry<Integer, String> e : CacheableDeserializerIdManager.save().entrySet()) {
-      now.put(e.getValue(), e.getKey());
-    }
-    Map<Integer, Integer> out = new HashMap<>();
-    for (Map.Entry<Integer, String> e : saved.entrySet()) {
-      Integer id = now.get(e.getValue());
-      if (id != null) {
-        out.put(e.getKey(), id);
-      }
-    }
-    return out;
+    SlotClaims claims = new SlotClaims(blocks);
+    int found = durable.restore(claims::claim);
+    LOG.info("{}: warm start, restored {} of {} durable records in {} ms", tier,
+        claims.restored(), found, (System.nanoTime() - start) / 1_000_000);
+    return claims.restored();
   }
 
   /** Bytes of the checkpoint file, or -1 if there is none. */
@@ -268,7 +198,7 @@ final class Persistence {
     try (Checkpoint.Writer w = Checkpoint.Writer.open(path, geometry,
         CacheableDeserializerIdManager.save(), buffer)) {
       try {
-        index.forEach((fileId, offset, h) -> {
+        index.forEach((fileId, blockOffset, h) -> {
           String file = names.get(fileId);
           if (file == null) {
             file = files.nameOf(fileId);
@@ -278,9 +208,12 @@ final class Persistence {
             return;
           }
           try {
-            w.block(fileId, offset, Handles.slab(h), Handles.slot(h), slabs.classOf(h),
-                slabs.length(h), slabs.checksum(h), slabs.flags(h) & ~SlabAllocator.F_VERIFIED,
-                slabs.deserializer(h), slabs.type(h), slabs.freq(h), 0);
+            BlockMeta m = slabs.read(h, record);
+            m.fileId = fileId; // as the index has it: the record is read without a pin
+            m.blockOffset = blockOffset;
+            m.flags &= ~BlockMeta.F_VERIFIED;
+            m.cachedAt = 0;
+            w.block(m);
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }

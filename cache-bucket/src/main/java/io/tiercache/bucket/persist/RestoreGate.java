@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0 (see LICENSE).
  */
-package io.tiercache.bucket;
+package io.tiercache.bucket.persist;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -1,13 +1,13 @@
 /*
  * Licensed under the Apache License, Version 2.0 (see LICENSE).
  */
-package io.tiercache.bucket;
+package io.tiercache.bucket.persist;
 
-import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.engine.Engine;
 import io.tiercache.core.config.CacheSettings;
 import java.io.IOException;
+import java.nio.file.Paths;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,12 +39,12 @@ import org.slf4j.LoggerFactory;
  * at most once a minute as one line with the count ({@link FailureLog}), and the first success
  * after a run says how many failed, so a lasting fault does not write a stack trace a second.
  */
-final class Checkpoints {
+public final class Checkpoints {
   private static final Logger LOG = LoggerFactory.getLogger(Checkpoints.class);
 
   private final String name;
   private final Persistence persistence;
-  private final BlockStore store;
+  private final IndexedBlocks blocks;
   private final Callable<Boolean> guardedWrite;
   private final ScheduledExecutorService scheduler;
   private volatile int intervalMs; // changed online by onConfigurationChange
@@ -53,18 +53,18 @@ final class Checkpoints {
   private ScheduledFuture<?> next; // guarded by scheduling: the pending run
   private long chain; // guarded by scheduling: a run reschedules only if its chain is current
   private final FailureLog failures = new FailureLog(FailureLog.INTERVAL_NANOS);
-  private long written; // guarded by this: the store's mutation count at the last checkpoint
+  private long written; // guarded by this: the blocks' mutation count at the last checkpoint
   // The last checkpoint written, for metrics (written under this, read by anyone).
   private volatile long lastWrittenNanos;
   private volatile long lastDurationNanos = -1;
   private volatile long lastBytes = -1;
 
   /** Keeps the checkpoint of {@code persistence}; {@link #restore} and {@link #schedule} follow. */
-  Checkpoints(String name, Persistence persistence, BlockStore store, int intervalMs,
+  Checkpoints(String name, Persistence persistence, IndexedBlocks blocks, int intervalMs,
       Callable<Boolean> guardedWrite) {
     this.name = name;
     this.persistence = persistence;
-    this.store = store;
+    this.blocks = blocks;
     this.guardedWrite = guardedWrite;
     this.intervalMs = intervalMs;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -75,18 +75,18 @@ final class Checkpoints {
   }
 
   /** Restores the index from the checkpoint (a cold start if there is none). */
-  synchronized void restore() {
-    persistence.restore(h -> store.account(h, +1));
-    written = store.mutations();
+  public synchronized void restore() {
+    persistence.restore();
+    written = blocks.mutations();
   }
 
   /** Whether a checkpoint file is there to restore from. */
-  boolean exists() {
+  public boolean exists() {
     return persistence.exists();
   }
 
   /** Starts the periodic checkpoints (after the restore). */
-  void schedule() {
+  public void schedule() {
     synchronized (scheduling) {
       scheduleNext(chain);
     }
@@ -123,7 +123,7 @@ final class Checkpoints {
    * shortens a long interval online does not wait out the old one (issue 12). A run already in
    * progress finishes, and its chain ends (it no longer matches {@link #chain}).
    */
-  void setInterval(int ms) {
+  public void setInterval(int ms) {
     synchronized (scheduling) {
       int before = intervalMs;
       intervalMs = ms;
@@ -136,36 +136,49 @@ final class Checkpoints {
   }
 
   /**
-   * The checkpoints of a persistent engine with {@code hbase.bucketcache.persistent.path}, or
-   * null: none configured, or an engine with its own durable index (which is restored from that
-   * instead, see {@link #restoreDurable}).
+   * The checkpoints of a persistent engine with {@code hbase.bucketcache.persistent.path}
+   * ({@code persistentPath}, null if not set), or null: none configured, or an engine with its
+   * own durable index (which is restored from that instead, see {@link #restoreDurable}).
+   * {@code geometry} is what the checkpoint must match to be restored.
+   *
+   * @throws io.tiercache.core.config.SettingException naming the path's key if another cache
+   *     holds its lock
    */
-  static Checkpoints open(String name, BucketConfig config, Engine engine, SlabAllocator slabs,
-      BlockStore store, Callable<Boolean> guardedWrite) {
+  public static Checkpoints open(String name, String persistentPath, int intervalMs,
+      Engine engine, Checkpoint.Geometry geometry, IndexedBlocks blocks,
+      Callable<Boolean> guardedWrite) {
     if (engine.durableIndex() != null) {
-      if (config.persistentPath != null) {
+      if (persistentPath != null) {
         LOG.info("{}: {} keeps its index itself; {} is not used", name, engine.describe(),
             CacheSettings.L2_PERSISTENT_PATH.key());
       }
       return null;
     }
-    if (config.persistentPath == null || !engine.isPersistent()) {
+    if (persistentPath == null || !engine.isPersistent()) {
       return null;
     }
-    return new Checkpoints(name, new Persistence(name, config, engine, slabs, store.index,
-        store.files), store, config.persistIntervalMs, guardedWrite);
+    return new Checkpoints(name, new Persistence(name, Paths.get(persistentPath), geometry,
+        engine, blocks), blocks, intervalMs, guardedWrite);
+  }
+
+  /**
+   * Validates a checkpoint path at start-up, before the engine opens ({@link
+   * Persistence#checkPath}).
+   *
+   * @throws io.tiercache.core.config.SettingException naming the path's key and what is wrong
+   */
+  public static void checkPath(String persistentPath) {
+    Persistence.checkPath(persistentPath);
   }
 
   /** Restores the index from the engine's own durable index ({@code pmem:}). */
-  static void restoreDurable(String name, DurableIndex durable, SlabAllocator slabs,
-      BlockStore store) {
-    Persistence.restore(name, durable, slabs, store.index, store.files,
-        h -> store.account(h, +1));
+  public static void restoreDurable(String name, DurableIndex durable, IndexedBlocks blocks) {
+    Persistence.restore(name, durable, blocks);
   }
 
   /** Writes a checkpoint if the index changed since the last one; returns whether it did. */
-  synchronized boolean writeIfChanged() throws IOException {
-    long seen = store.mutations();
+  public synchronized boolean writeIfChanged() throws IOException {
+    long seen = blocks.mutations();
     if (seen == written) {
       return false;
     }
@@ -180,27 +193,27 @@ final class Checkpoints {
   }
 
   /** Milliseconds since the last checkpoint was written, or -1 if none was this run. */
-  long ageMs() {
+  public long ageMs() {
     return lastDurationNanos < 0 ? -1 : (System.nanoTime() - lastWrittenNanos) / 1_000_000;
   }
 
   /** How long the last checkpoint took, in milliseconds, or -1 if none was written this run. */
-  long lastDurationMs() {
+  public long lastDurationMs() {
     return lastDurationNanos < 0 ? -1 : lastDurationNanos / 1_000_000;
   }
 
   /** Bytes of the last checkpoint file written this run, or -1. */
-  long lastBytes() {
+  public long lastBytes() {
     return lastBytes;
   }
 
   /** Checkpoint attempts that failed since the last one that worked. */
-  long failuresInARow() {
+  public long failuresInARow() {
     return failures.inARow();
   }
 
   /** Runs the tier's guarded checkpoint, logging a failure rather than throwing it. */
-  void writeQuietly() {
+  public void writeQuietly() {
     try {
       if (guardedWrite.call()) {
         long failed = failures.succeeded();
@@ -225,12 +238,12 @@ final class Checkpoints {
   }
 
   /** Stops the periodic checkpoints (the caller writes the last one). */
-  void stop() {
+  public void stop() {
     scheduler.shutdownNow();
   }
 
   /** Releases the checkpoint's lock (after the last checkpoint). */
-  void close() {
+  public void close() {
     persistence.close();
   }
 

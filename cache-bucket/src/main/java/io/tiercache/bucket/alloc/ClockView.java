@@ -1,0 +1,97 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.alloc;
+
+import io.tiercache.bucket.evict.Clock;
+
+/**
+ * What {@link Clock} sees of one size class of a {@link SlabAllocator}: its slabs in the
+ * allocator's per-class order, their hands, and their slots' state words and frequencies.
+ *
+ * <p>Used under the allocator's lock only, which guards everything it reads and writes but the
+ * frequencies (racy hints).
+ */
+final class ClockView implements Clock.ClassSlots {
+  private final SlabAllocator a;
+  private final int c;
+
+  ClockView(SlabAllocator a, int c) {
+    this.a = a;
+    this.c = c;
+  }
+
+  private Slab at(int position) {
+    return a.byClass.get(c).get(position);
+  }
+
+  @Override
+  public int slabs() {
+    return a.byClass.get(c).size();
+  }
+
+  @Override
+  public int slotsPerSlab() {
+    return a.classes().slotsPerSlab(c);
+  }
+
+  @Override
+  public int slabHand() {
+    return a.clockSlab[c];
+  }
+
+  @Override
+  public void slabHand(int position) {
+    a.clockSlab[c] = position;
+  }
+
+  @Override
+  public int slots(int position) {
+    return at(position).slots;
+  }
+
+  @Override
+  public boolean draining(int position) {
+    return a.draining[at(position).index];
+  }
+
+  @Override
+  public int slotHand(int position) {
+    return at(position).clockHand;
+  }
+
+  @Override
+  public void slotHand(int position, int slot) {
+    at(position).clockHand = slot;
+  }
+
+  @Override
+  public int state(int position, int slot) {
+    return at(position).state(slot);
+  }
+
+  @Override
+  public boolean isPublished(int state) {
+    return SlotState.isLive(state);
+  }
+
+  @Override
+  public boolean isPinned(int state) {
+    return SlotState.isPinned(state);
+  }
+
+  @Override
+  public int freq(int position, int slot) {
+    return at(position).freq(slot);
+  }
+
+  @Override
+  public void freq(int position, int slot, int freq) {
+    at(position).setFreq(slot, freq);
+  }
+
+  @Override
+  public long handle(int position, int slot) {
+    return Handles.of(at(position).index, slot);
+  }
+}
