@@ -133,9 +133,12 @@ public class TieredBlockCache extends CombinedBlockCache {
    * down). {@code l1} must not have a victim cache yet.
    *
    * @param promoteMinHits L2 hits before a data block moves up (exclusive and inclusive mode)
+   *     or is copied up (hot mode, whose promotion is the default of
+   *     {@code tiercache.combined.hot.promotion})
    */
   public TieredBlockCache(LruTier l1, BucketTier l2, TieringMode mode, int promoteMinHits) {
-    this(l1, l2, mode, promoteMinHits, false);
+    this(l1, l2, mode, promoteMinHits,
+        CacheSettings.COMBINED_HOT_PROMOTION.defaultValue().equals("move"));
   }
 
   /**
@@ -292,9 +295,11 @@ public class TieredBlockCache extends CombinedBlockCache {
       if (block != null) {
         if (!isMetaBlock(blockType(key, block))) {
           copyHits.increment();
-          if (hotMove && caching && !repeat) {
+          if (hotMove && caching && !repeat && l2.isAlreadyCached(key).orElse(false)) {
             // Move: the copy earned an L1 hit, so the L1 keeps it; its L2 slot is freed (a
-            // reader of the L2 block keeps the slot pinned until it releases).
+            // reader of the L2 block keeps the slot pinned until it releases). The lock-free
+            // look first: most L1 hits are on blocks moved already, and an eviction takes the
+            // key's stripe lock (JFR: readers parked there for over 1 ms under load).
             l2.evictBlock(key);
           }
         }

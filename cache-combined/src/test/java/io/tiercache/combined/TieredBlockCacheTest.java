@@ -41,7 +41,7 @@ class TieredBlockCacheTest {
     LruTier l1 = LruTier.builder().maxSize(l1Bytes).blockSizeHint(PAYLOAD).build();
     BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(l2Bytes).slabSize(1 << 20)
         .writers(2, 8).build();
-    cache = new TieredBlockCache(l1, l2, mode, promoteHits);
+    cache = new TieredBlockCache(l1, l2, mode, promoteHits, false); // hot: copy promotion
     return cache;
   }
 

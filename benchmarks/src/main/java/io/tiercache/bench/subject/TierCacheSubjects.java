@@ -46,13 +46,13 @@ public final class TierCacheSubjects {
             "pmem:" + spec.file("tier.pmem"))));
     s.add("tiercache", TIERCACHE,
         "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (the default, "
-            + "hot mode)",
+            + "hot mode, move promotion)",
         "hbase-combined", spec -> combined(spec, "hot"));
-    s.add("tiercache-move", TIERCACHE,
-        "TierCache combined, hot mode with move promotion: a promoted data block leaves the L2, "
-            + "L1 data victims go back to the L2 through its admission filter",
+    s.add("tiercache-copy", TIERCACHE,
+        "TierCache combined, hot mode with copy promotion (the default before the issue-11 L2 "
+            + "hit work): a promoted data block keeps its L2 copy, L1 data victims are dropped",
         "hbase-combined", spec -> combined(spec, "hot", "tiercache.combined.hot.promotion",
-            "move"));
+            "copy"));
     s.add("tiercache-hbase", TIERCACHE,
         "TierCache combined, hbase mode: HBase's placement (index/bloom in the L1, data in the L2)",
         "hbase-combined", spec -> combined(spec, "hbase"));
