@@ -313,7 +313,10 @@ public class TieredBlockCache extends CombinedBlockCache {
       CacheStats stats = block != null || !meta ? l2.getStats() : l1.getStats();
       if (block != null) {
         stats.hit(caching, key.isPrimary(), type);
-      } else {
+      } else if (!repeat) {
+        // As HBase's tiers count: HFileReaderImpl looks a missed block up again under its
+        // offset lock (repeat), and that second miss is the same read's. Counting it halved
+        // the L2 hit ratio real HBase reported (real-hbase: 13.6 % for 24 % of blocks held).
         stats.miss(caching, key.isPrimary(), type);
       }
     }

@@ -272,6 +272,23 @@ class TieredBlockCacheTest {
     b.release();
   }
 
+  /**
+   * HBase's reader looks a missed block up again under its lock; that repeat is no new miss.
+   * Not in hbase mode, whose lookup is HBase 2.6.4's {@code CombinedBlockCache#getBlock}: it
+   * counts the repeat as a second L2 miss (measured here), as HBase's own combined cache does.
+   */
+  @ParameterizedTest
+  @EnumSource(value = TieringMode.class, names = "HBASE", mode = EnumSource.Mode.EXCLUDE)
+  void repeatedLookupOfAMiss_countsOneMiss(TieringMode mode) {
+    build(mode, 4 * (PAYLOAD + 4096), 8 << 20, 2);
+    BlockCacheKey data = key("f", 0, BlockType.DATA);
+    assertNull(cache.getBlock(data, true, false, true));
+    assertNull(cache.getBlock(data, true, true, true));
+    CombinedCacheStats stats = (CombinedCacheStats) cache.getStats();
+    assertEquals(1, stats.getBucketCacheStats().getMissCount(), mode.key() + " L2 misses, L1 "
+        + stats.getLruCacheStats().getMissCount());
+  }
+
   @Test
   void hotModeDemotesIndexVictimsToTheL2AndServesThemThere() {
     build(TieringMode.HOT, 4 * (PAYLOAD + 4096), 8 << 20, 2);
