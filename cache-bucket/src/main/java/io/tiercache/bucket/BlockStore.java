@@ -72,6 +72,21 @@ final class BlockStore implements IndexedBlocks {
     }
   }
 
+  /** What the index reads of a slot record: the key of an indexed slot. */
+  static BlockIndex.SlotKeys slotKeys(SlabAllocator slabs) {
+    return new BlockIndex.SlotKeys() {
+      @Override
+      public int fileId(long handle) {
+        return slabs.fileId(handle);
+      }
+
+      @Override
+      public long blockOffset(long handle) {
+        return slabs.blockOffset(handle);
+      }
+    };
+  }
+
   ReentrantLock stripe(long blockOffset) {
     long h = blockOffset * 0x9E3779B97F4A7C15L;
     return stripes[(int) (h >>> 56) & (STRIPES - 1)];
@@ -398,6 +413,7 @@ final class BlockStore implements IndexedBlocks {
   }
 
   void checkInvariants(long capacity) {
+    index.check(); // each entry's slot record holds the key that leads to it
     long[] count = new long[2];
     index.forEach((fileId, blockOffset, h) -> {
       count[0]++;
@@ -407,10 +423,9 @@ final class BlockStore implements IndexedBlocks {
         throw new IllegalStateException("indexed slot " + Handles.toString(h) + " has state "
             + Integer.toHexString(state));
       }
-      if (slabs.fileId(h) != fileId || slabs.blockOffset(h) != blockOffset) {
+      if (files.nameOf(fileId) == null) {
         throw new IllegalStateException("slot " + Handles.toString(h) + " describes "
-            + slabs.fileId(h) + "@" + slabs.blockOffset(h) + ", index says " + fileId + "@"
-            + blockOffset);
+            + fileId + "@" + blockOffset + ", a file the registry does not hold");
       }
     });
     if (count[0] != blocks.get() || count[1] != bytes.get()) {

@@ -59,7 +59,8 @@ class SlabDrainRaceTest {
   void open() {
     engine = Engines.open("offheap", SLAB, SLAB);
     slabs = new SlabAllocator(new SizeClasses(new int[] {16 * KB, 64 * KB}, SLAB), SLAB, SLAB);
-    store = new BlockStore(slabs, new BlockIndex(1 << 10), new TierStats("drain"), null);
+    store = new BlockStore(slabs, new BlockIndex(1 << 10,
+        slabs.classes().slotsPerSlab(0), BlockStore.slotKeys(slabs)), new TierStats("drain"), null);
     codec = new BlockCodec(engine, ByteBuffAllocator.HEAP, true);
   }
 

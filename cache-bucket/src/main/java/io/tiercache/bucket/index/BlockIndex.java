@@ -3,27 +3,38 @@
  */
 package io.tiercache.bucket.index;
 
+import io.tiercache.bucket.alloc.Handles;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongPredicate;
 
 /**
- * The L2's index: (file id, block offset) to slot handle, in off-heap open-addressing tables, so
- * a cached block costs no Java object and no on-heap bytes here.
+ * The L2's index: (file id, block offset) to slot handle, in off-heap open-addressing tables of
+ * 8-byte entries, so a cached block costs no Java object and no on-heap bytes here, and about 11
+ * off-heap bytes.
  *
  * <h2>Memory layout</h2>
- * 64 segments, chosen by the key's hash; each is a table of 24-byte entries in a direct buffer:
+ * 64 segments, chosen by the low 6 bits of the key's 64-bit hash; each is a table of 8-byte
+ * entries in a direct buffer (native byte order):
  * <pre>
- *   offset size field
- *     0     4   fileId + 1    (0 marks an empty entry)                 E_FILE
- *     4     4   unused
- *     8     8   blockOffset   where the block starts in its HFile       E_BLOCK_OFFSET
- *    16     8   slot handle   (see Handles)                             E_HANDLE
+ *   63                             32 31                              0
+ *   +--------------------------------+--------------------------------+
+ *   |     tag: high 32 bits of the   |   slot number + 1 (0: empty)   |
+ *   |          key's hash            |   slab &lt;&lt; slotBits | slot    |
+ *   +--------------------------------+--------------------------------+
  * </pre>
- * Linear probing; removal by backward shift, so there are no tombstones. An entry's home is the
- * low 26 bits of its hash scaled to the table ({@code (h & 0x3FFFFFF) * entries >>> 26}); the top
- * 6 bits chose the segment.
+ * The key itself is not stored: it is kept once, in the slot record ({@code alloc.Slab}), and a
+ * lookup whose tag matches reads the record's file id and block offset ({@link SlotKeys}) to
+ * confirm. A slot's key fields are written before the slot enters the index and not changed
+ * while it is there (a slot is reused only after it left the index), so reading them under the
+ * segment's lock is safe. Two keys of one segment share a tag with probability 2^-32: such a
+ * match costs one more record read, never a wrong answer.
+ *
+ * <p>Linear probing; removal by backward shift, so there are no tombstones. An entry's home is
+ * its tag scaled to the table ({@code tag * entries >>> 32}), so moving entries needs no record
+ * read. The slot number packs the handle's slab and slot into 32 bits (as many bits of
+ * slot as the largest slot count per slab needs); an L2 whose slabs and slots do not fit 32 bits is refused at construction.
  *
  * <h2>Capacity</h2>
  * The tables never grow: they are allocated once, at construction, for the most blocks the L2
@@ -42,31 +53,57 @@ public final class BlockIndex {
   /** What {@link #put} returns when the key's segment has no free entry left. */
   public static final long FULL = -2;
 
+  /** Reads the key of an indexed slot from its slot record (the allocator's records). */
+  public interface SlotKeys {
+    int fileId(long handle);
+
+    long blockOffset(long handle);
+  }
+
   private static final int SEGMENTS = 64;
-  private static final int SEGMENT_BITS = 26;
-  private static final int HOME_MASK = (1 << SEGMENT_BITS) - 1;
-  private static final int ENTRY = 24;
-  private static final int E_FILE = 0;
-  private static final int E_BLOCK_OFFSET = 8;
-  private static final int E_HANDLE = 16;
+  private static final int ENTRY = 8;
+  private static final int TAG_SHIFT = 32;
+  private static final long SLOT_MASK = 0xFFFF_FFFFL;
   private static final int MIN_ENTRIES = 16;
   /** Entries per segment above which the table would pass 2^31 bytes. */
   private static final long MAX_SEGMENT_ENTRIES = Integer.MAX_VALUE / ENTRY;
 
   private final Segment[] segments = new Segment[SEGMENTS];
+  private final SlotKeys keys;
+  /** Bits of the slot within its slab in a slot number. */
+  private final int slotBits;
+  private final int slotMask;
 
   /**
-   * Allocates the tables for up to {@code maxEntries} keys.
+   * Allocates the tables for up to {@code maxEntries} keys, of slabs of at most
+   * {@code slotsPerSlab} slots each, whose keys {@code keys} reads.
    *
    * @throws OutOfMemoryError if the direct memory is not there (callers check first, see
    *     {@link #bytesFor})
-   * @throws IllegalArgumentException if {@code maxEntries} needs more than 2 GB per segment
+   * @throws IllegalArgumentException if {@code maxEntries} needs more than 2 GB per segment, or
+   *     its slot numbers do not fit 32 bits
    */
-  public BlockIndex(long maxEntries) {
+  public BlockIndex(long maxEntries, int slotsPerSlab, SlotKeys keys) {
+    this.keys = keys;
+    this.slotBits = slotBits(slotsPerSlab);
+    this.slotMask = (1 << slotBits) - 1;
+    long slabs = (maxEntries + slotsPerSlab - 1) / slotsPerSlab;
+    if (((slabs << slotBits) - 1) >= SLOT_MASK) {
+      throw new IllegalArgumentException(maxEntries + " slots of " + slabs + " slabs do not fit"
+          + " the index's 32-bit slot numbers: lower hbase.bucketcache.size or use larger "
+          + "hbase.bucketcache.bucket.sizes or tiercache.bucket.slab.size");
+    }
     int entries = segmentEntries(maxEntries);
     for (int i = 0; i < SEGMENTS; i++) {
       segments[i] = new Segment(entries);
     }
+  }
+
+  private static int slotBits(int slotsPerSlab) {
+    if (slotsPerSlab <= 0) {
+      throw new IllegalArgumentException("slots per slab " + slotsPerSlab);
+    }
+    return 32 - Integer.numberOfLeadingZeros(slotsPerSlab - 1);
   }
 
   /** Direct memory an index for {@code maxEntries} keys takes. */
@@ -102,8 +139,8 @@ public final class BlockIndex {
       this.table = ByteBuffer.allocateDirect(entries * ENTRY).order(ByteOrder.nativeOrder());
     }
 
-    int home(int h) {
-      return (int) (((h & HOME_MASK) * (long) entries) >>> SEGMENT_BITS);
+    int home(int tag) {
+      return (int) (((tag & SLOT_MASK) * entries) >>> 32);
     }
 
     int next(int i) {
@@ -111,15 +148,32 @@ public final class BlockIndex {
     }
   }
 
-  private static int hash(int fileId, long blockOffset) {
+  /** The key's 64-bit hash: low 6 bits choose the segment, high 32 bits are the tag. */
+  private static long hash(int fileId, long blockOffset) {
     long h = (blockOffset * 0x9E3779B97F4A7C15L) ^ (fileId * 0xC2B2AE3D27D4EB4FL);
     h ^= h >>> 31;
     h *= 0xBF58476D1CE4E5B9L;
-    return (int) (h ^ (h >>> 29));
+    h ^= h >>> 29;
+    h *= 0x94D049BB133111EBL;
+    return h ^ (h >>> 32);
   }
 
-  private Segment segment(int h) {
-    return segments[(h >>> SEGMENT_BITS) & (SEGMENTS - 1)];
+  private Segment segment(long h) {
+    return segments[(int) h & (SEGMENTS - 1)];
+  }
+
+  private static int tag(long h) {
+    return (int) (h >>> TAG_SHIFT);
+  }
+
+  private long entry(int tag, long handle) {
+    long number = ((long) Handles.slab(handle) << slotBits) | Handles.slot(handle);
+    return ((long) tag << TAG_SHIFT) | (number + 1);
+  }
+
+  private long handleOf(long entry) {
+    long number = (entry & SLOT_MASK) - 1;
+    return Handles.of((int) (number >>> slotBits), (int) number & slotMask);
   }
 
   /**
@@ -127,15 +181,15 @@ public final class BlockIndex {
    * the segment's read lock; returns the handle if the action accepted it, else {@code -1}.
    */
   public long get(int fileId, long blockOffset, LongPredicate action) {
-    int h = hash(fileId, blockOffset);
+    long h = hash(fileId, blockOffset);
     Segment seg = segment(h);
     long stamp = seg.lock.readLock();
     try {
-      int at = find(seg, h, fileId, blockOffset);
+      int at = find(seg, tag(h), fileId, blockOffset);
       if (at < 0) {
         return -1;
       }
-      long handle = seg.table.getLong(at * ENTRY + E_HANDLE);
+      long handle = handleOf(seg.table.getLong(at * ENTRY));
       return action.test(handle) ? handle : -1;
     } finally {
       seg.lock.unlockRead(stamp);
@@ -148,24 +202,30 @@ public final class BlockIndex {
   }
 
   /**
-   * Maps (fileId, blockOffset) to {@code handle}; returns the handle it replaced, -1 if there was
-   * none, or {@link #FULL} (and changes nothing) if the key is new and its segment is full.
+   * Maps (fileId, blockOffset) to {@code handle}, whose slot record already describes that key;
+   * returns the handle it replaced, -1 if there was none, or {@link #FULL} (and changes nothing)
+   * if the key is new and its segment is full.
    */
   public long put(int fileId, long blockOffset, long handle) {
-    int h = hash(fileId, blockOffset);
+    long h = hash(fileId, blockOffset);
+    int tag = tag(h);
     Segment seg = segment(h);
     long stamp = seg.lock.writeLock();
     try {
-      int at = find(seg, h, fileId, blockOffset);
+      int at = find(seg, tag, fileId, blockOffset);
       if (at >= 0) {
-        long old = seg.table.getLong(at * ENTRY + E_HANDLE);
-        seg.table.putLong(at * ENTRY + E_HANDLE, handle);
+        long old = handleOf(seg.table.getLong(at * ENTRY));
+        seg.table.putLong(at * ENTRY, entry(tag, handle));
         return old;
       }
       if (seg.size + 1 >= seg.entries) {
         return FULL; // one entry always stays empty: it ends every probe
       }
-      insert(seg, h, fileId, blockOffset, handle);
+      int i = seg.home(tag);
+      while (seg.table.getLong(i * ENTRY) != 0) {
+        i = seg.next(i);
+      }
+      seg.table.putLong(i * ENTRY, entry(tag, handle));
       seg.size++;
       return -1;
     } finally {
@@ -178,15 +238,15 @@ public final class BlockIndex {
    * is -1); returns the handle removed, or -1.
    */
   public long remove(int fileId, long blockOffset, long expected) {
-    int h = hash(fileId, blockOffset);
+    long h = hash(fileId, blockOffset);
     Segment seg = segment(h);
     long stamp = seg.lock.writeLock();
     try {
-      int at = find(seg, h, fileId, blockOffset);
+      int at = find(seg, tag(h), fileId, blockOffset);
       if (at < 0) {
         return -1;
       }
-      long handle = seg.table.getLong(at * ENTRY + E_HANDLE);
+      long handle = handleOf(seg.table.getLong(at * ENTRY));
       if (expected != -1 && handle != expected) {
         return -1;
       }
@@ -218,16 +278,52 @@ public final class BlockIndex {
     return n;
   }
 
-  /** Visits every entry, one segment at a time under its read lock. */
+  /**
+   * Visits every entry, one segment at a time under its read lock, with the key its slot record
+   * holds.
+   */
   public void forEach(EntryVisitor visitor) {
     for (Segment seg : segments) {
       long stamp = seg.lock.readLock();
       try {
         for (int i = 0; i < seg.entries; i++) {
-          int file = seg.table.getInt(i * ENTRY + E_FILE);
-          if (file != 0) {
-            visitor.visit(file - 1, seg.table.getLong(i * ENTRY + E_BLOCK_OFFSET),
-                seg.table.getLong(i * ENTRY + E_HANDLE));
+          long e = seg.table.getLong(i * ENTRY);
+          if (e != 0) {
+            long handle = handleOf(e);
+            visitor.visit(keys.fileId(handle), keys.blockOffset(handle), handle);
+          }
+        }
+      } finally {
+        seg.lock.unlockRead(stamp);
+      }
+    }
+  }
+
+  /**
+   * Checks every entry (for invariant checks): its slot record's key hashes to the entry's
+   * segment and tag, and a lookup of that key finds this entry.
+   *
+   * @throws IllegalStateException naming the first entry that fails
+   */
+  public void check() {
+    for (int s = 0; s < SEGMENTS; s++) {
+      Segment seg = segments[s];
+      long stamp = seg.lock.readLock();
+      try {
+        for (int i = 0; i < seg.entries; i++) {
+          long e = seg.table.getLong(i * ENTRY);
+          if (e == 0) {
+            continue;
+          }
+          long handle = handleOf(e);
+          int fileId = keys.fileId(handle);
+          long blockOffset = keys.blockOffset(handle);
+          long h = hash(fileId, blockOffset);
+          if (segment(h) != seg || tag(h) != (int) (e >>> TAG_SHIFT)
+              || find(seg, tag(h), fileId, blockOffset) != i) {
+            throw new IllegalStateException("index entry " + s + ":" + i + " (slot "
+                + Handles.toString(handle) + ") does not match its record's key " + fileId + "@"
+                + blockOffset);
           }
         }
       } finally {
@@ -282,11 +378,12 @@ public final class BlockIndex {
       try {
         int end = Math.min(seg.entries, position + files.length);
         for (int i = position; i < end; i++) {
-          int file = seg.table.getInt(i * ENTRY + E_FILE);
-          if (file != 0) {
-            files[filled] = file - 1;
-            blockOffsets[filled] = seg.table.getLong(i * ENTRY + E_BLOCK_OFFSET);
-            handles[filled] = seg.table.getLong(i * ENTRY + E_HANDLE);
+          long e = seg.table.getLong(i * ENTRY);
+          if (e != 0) {
+            long handle = handleOf(e);
+            files[filled] = keys.fileId(handle);
+            blockOffsets[filled] = keys.blockOffset(handle);
+            handles[filled] = handle;
             filled++;
           }
         }
@@ -319,44 +416,34 @@ public final class BlockIndex {
     void visit(int fileId, long blockOffset, long handle);
   }
 
-  private static int find(Segment seg, int h, int fileId, long blockOffset) {
+  private int find(Segment seg, int tag, int fileId, long blockOffset) {
     ByteBuffer t = seg.table;
-    for (int i = seg.home(h); ; i = seg.next(i)) {
-      int file = t.getInt(i * ENTRY + E_FILE);
-      if (file == 0) {
+    for (int i = seg.home(tag); ; i = seg.next(i)) {
+      long e = t.getLong(i * ENTRY);
+      if (e == 0) {
         return -1;
       }
-      if (file == fileId + 1 && t.getLong(i * ENTRY + E_BLOCK_OFFSET) == blockOffset) {
-        return i;
+      if ((int) (e >>> TAG_SHIFT) == tag) {
+        long handle = handleOf(e);
+        if (keys.blockOffset(handle) == blockOffset && keys.fileId(handle) == fileId) {
+          return i;
+        }
       }
     }
-  }
-
-  private static void insert(Segment seg, int h, int fileId, long blockOffset, long handle) {
-    ByteBuffer t = seg.table;
-    int i = seg.home(h);
-    while (t.getInt(i * ENTRY + E_FILE) != 0) {
-      i = seg.next(i);
-    }
-    t.putInt(i * ENTRY + E_FILE, fileId + 1);
-    t.putLong(i * ENTRY + E_BLOCK_OFFSET, blockOffset);
-    t.putLong(i * ENTRY + E_HANDLE, handle);
   }
 
   private static void deleteAt(Segment seg, int at) {
     ByteBuffer t = seg.table;
     int hole = at;
-    for (int j = seg.next(hole); t.getInt(j * ENTRY + E_FILE) != 0; j = seg.next(j)) {
-      int home = seg.home(
-          hash(t.getInt(j * ENTRY + E_FILE) - 1, t.getLong(j * ENTRY + E_BLOCK_OFFSET)));
+    for (int j = seg.next(hole); t.getLong(j * ENTRY) != 0; j = seg.next(j)) {
+      long e = t.getLong(j * ENTRY);
+      int home = seg.home((int) (e >>> TAG_SHIFT));
       boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
       if (movable) {
-        t.putInt(hole * ENTRY + E_FILE, t.getInt(j * ENTRY + E_FILE));
-        t.putLong(hole * ENTRY + E_BLOCK_OFFSET, t.getLong(j * ENTRY + E_BLOCK_OFFSET));
-        t.putLong(hole * ENTRY + E_HANDLE, t.getLong(j * ENTRY + E_HANDLE));
+        t.putLong(hole * ENTRY, e);
         hole = j;
       }
     }
-    t.putInt(hole * ENTRY + E_FILE, 0);
+    t.putLong(hole * ENTRY, 0);
   }
 }

@@ -13,6 +13,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -53,12 +54,27 @@ public final class ChildJvm {
    * as it answers true; returns whether it did (false: the child ended on its own first).
    */
   public boolean readUntilKill(Predicate<String> killNow) throws IOException {
+    return readUntilKill(killNow, line -> { });
+  }
+
+  /**
+   * As {@link #readUntilKill(Predicate)}, then gives {@code printedBeforeDeath} every line the
+   * child had printed before the kill took effect (a loaded machine may let it run on for a
+   * while after the parent decided to kill it), until its output ends.
+   */
+  public boolean readUntilKill(Predicate<String> killNow, Consumer<String> printedBeforeDeath)
+      throws IOException {
     try (BufferedReader out = new BufferedReader(
         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         if (killNow.test(line)) {
-          process.destroyForcibly();
+          // SIGKILL through the handle: Process.destroyForcibly would also close our end of
+          // the pipe, losing what the child printed before it died.
+          process.toHandle().destroyForcibly();
+          for (line = out.readLine(); line != null; line = out.readLine()) {
+            printedBeforeDeath.accept(line);
+          }
           return true;
         }
       }
