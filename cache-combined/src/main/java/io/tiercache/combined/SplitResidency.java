@@ -14,7 +14,8 @@ import org.apache.hadoop.hbase.util.Pair;
  * The fully-cached-files state ({@code notifyFileCachingCompleted}, {@code getFullyCachedFiles},
  * and prefetch skipping a file already cached) of {@code exclusive} mode, where a file's data
  * blocks are split between the tiers: prefetch caches into the L1, whose victims move to the L2,
- * and a promoted block moves back. A file counts as fully cached while the L1 and the L2 together
+ * and a promoted block moves back; and of {@code hot} mode with {@code move} promotion, where a
+ * promoted block the L1 serves leaves the L2 and an L1 victim may come back. A file counts as fully cached while the L1 and the L2 together
  * hold at least the data blocks prefetch counted. (In {@code hbase} mode data blocks live in the
  * L2, and in {@code inclusive} mode the L2 holds every block the L1 does, so there the L2's own
  * state is the answer.)

@@ -41,7 +41,7 @@ class TieredBlockCacheTest {
     LruTier l1 = LruTier.builder().maxSize(l1Bytes).blockSizeHint(PAYLOAD).build();
     BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(l2Bytes).slabSize(1 << 20)
         .writers(2, 8).build();
-    cache = new TieredBlockCache(l1, l2, mode, promoteHits);
+    cache = new TieredBlockCache(l1, l2, mode, promoteHits, false); // hot: copy promotion
     return cache;
   }
 
@@ -220,6 +220,73 @@ class TieredBlockCacheTest {
     for (int i = 0; i < n; i++) {
       assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
     }
+  }
+
+  /**
+   * Move promotion: a copy the L1 serves frees its L2 slot, and a block the L1 then evicts goes
+   * back to the L2 (through its admission filter, which admits while the class has free space),
+   * so each block lives in one tier and the L1 adds capacity.
+   */
+  @Test
+  void hotModeMove_copyHitInL1_freesL2SlotAndL1VictimGoesBack() {
+    LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
+    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(8 << 20)
+        .slabSize(1 << 20).writers(2, 8).build();
+    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, true);
+    assertTrue(cache.hotMove());
+    int n = fill(20);
+    cache.l2().flush(30_000);
+    BlockCacheKey data = key("f", 0, BlockType.DATA);
+    assertHit(data, BlockType.DATA);
+    assertHit(data, BlockType.DATA);
+    assertTrue(cache.l1().containsBlock(data), "the second L2 hit copies it to the L1");
+    assertEquals(n, cache.l2().getBlockCount(), "a copy not yet hit keeps its L2 slot");
+    assertHit(data, BlockType.DATA);
+    assertEquals(n - 1, cache.l2().getBlockCount(), "its first L1 hit frees the L2 slot");
+    assertFalse(cache.l2().isAlreadyCached(data).orElse(true));
+    for (int i = 1; i < n; i++) {
+      BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+      assertHit(k, BlockType.DATA);
+    }
+    cache.l2().flush(30_000);
+    assertTrue(cache.l1().getBlockCount() < n, "the small L1 evicted blocks");
+    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
+        "every block in exactly one tier: L1 victims went back to the L2");
+    for (int i = 0; i < n; i++) {
+      assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
+    }
+    String region = "0123456789abcdef0123456789abcdef";
+    BlockCacheKey moved = new BlockCacheKey(new org.apache.hadoop.fs.Path(
+        "/hbase/data/default/t/" + region + "/cf/abc123"), 0, true, BlockType.DATA);
+    HFileBlock b = heap("abc123", 0, PAYLOAD, BlockType.DATA);
+    cache.cacheBlock(moved, b, false, true);
+    for (int i = 0; i < 3; i++) {
+      get(moved).release();
+    }
+    assertFalse(cache.l2().isAlreadyCached(moved).orElse(true), "moved to the L1");
+    assertEquals(b.getSerializedLength(),
+        cache.getRegionCachedInfo().orElseThrow().getOrDefault(region, 0L),
+        "region bytes count the L1's data blocks in move mode");
+    b.release();
+  }
+
+  /**
+   * HBase's reader looks a missed block up again under its lock; that repeat is no new miss.
+   * Not in hbase mode, whose lookup is HBase 2.6.4's {@code CombinedBlockCache#getBlock}: it
+   * counts the repeat as a second L2 miss (measured here), as HBase's own combined cache does.
+   */
+  @ParameterizedTest
+  @EnumSource(value = TieringMode.class, names = "HBASE", mode = EnumSource.Mode.EXCLUDE)
+  void repeatedLookupOfAMiss_countsOneMiss(TieringMode mode) {
+    build(mode, 4 * (PAYLOAD + 4096), 8 << 20, 2);
+    BlockCacheKey data = key("f", 0, BlockType.DATA);
+    assertNull(cache.getBlock(data, true, false, true));
+    assertNull(cache.getBlock(data, true, true, true));
+    CombinedCacheStats stats = (CombinedCacheStats) cache.getStats();
+    assertEquals(1, stats.getBucketCacheStats().getMissCount(), mode.key() + " L2 misses, L1 "
+        + stats.getLruCacheStats().getMissCount());
   }
 
   @Test
@@ -420,6 +487,13 @@ class TieredBlockCacheTest {
         assertThrows(SettingException.class, () -> new TieredBlockCache(conf)).key());
 
     conf.unset("tiercache.combined.promote.min.hits");
+    conf.set("tiercache.combined.hot.promotion", "swap");
+    SettingException promotion = assertThrows(SettingException.class,
+        () -> new TieredBlockCache(conf));
+    assertEquals("tiercache.combined.hot.promotion", promotion.key());
+    assertTrue(promotion.getMessage().contains("copy or move"), promotion.getMessage());
+
+    conf.unset("tiercache.combined.hot.promotion");
     conf.set("hbase.bucketcache.ioengine", "heap");
     assertEquals("hbase.bucketcache.ioengine",
         assertThrows(SettingException.class, () -> new TieredBlockCache(conf)).key());

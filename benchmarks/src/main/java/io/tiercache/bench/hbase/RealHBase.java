@@ -292,6 +292,7 @@ public final class RealHBase {
       long[] before = counters(cache);
       ClientResult[] results = PeRunner.run(conf, read);
       long[] after = counters(cache);
+      System.out.println(residency(subject, ratio, cache, dir.resolve("hbase")));
       return summarize(subject, ratio, loadRows, results, before, after);
     } finally {
       if (cluster != null) {
@@ -301,6 +302,39 @@ public final class RealHBase {
       zk.shutdown();
       Scratch.deleteTree(dir);
     }
+  }
+
+  /**
+   * One line on what each tier holds after the measured pass, and the table's HFile bytes: the
+   * data an L2's share of the cache can hold a share of (uniform reads).
+   */
+  private static String residency(String subject, int ratio, BlockCache cache, Path root)
+      throws IOException {
+    long hfileBytes;
+    Path table = root.resolve("data/default/" + TABLE);
+    try (java.util.stream.Stream<Path> files = Files.walk(table)) {
+      hfileBytes = files.filter(f -> Files.isRegularFile(f)
+          && f.getParent().getFileName().toString().startsWith("info")).mapToLong(f -> {
+            try {
+              return Files.size(f);
+            } catch (IOException e) {
+              return 0;
+            }
+          }).sum();
+    }
+    StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+        "real-hbase residency: %s %d:1, HFiles %.1f MB", subject, ratio, hfileBytes / 1e6));
+    BlockCache[] tiers = cache.getBlockCaches();
+    if (tiers == null) {
+      tiers = new BlockCache[] {cache};
+    }
+    for (int i = 0; i < tiers.length; i++) {
+      BlockCache t = tiers[i];
+      line.append(String.format(Locale.ROOT, "; tier %d (%s): %d blocks, %.1f of %.1f MB, %d "
+          + "failed inserts", i + 1, t.getClass().getSimpleName(), t.getBlockCount(),
+          t.getCurrentSize() / 1e6, t.getMaxSize() / 1e6, t.getStats().getFailedInserts()));
+    }
+    return line.toString();
   }
 
   /** {hits, requests, l1 hits, l1 requests, l2 hits, l2 requests}. */

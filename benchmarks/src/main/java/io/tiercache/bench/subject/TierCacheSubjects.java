@@ -8,6 +8,7 @@ import static io.tiercache.bench.subject.Subject.Vendor.TIERCACHE;
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.combined.TieredBlockCache;
 import io.tiercache.lru.LruTier;
+import java.util.Arrays;
 
 /**
  * TierCache's tiers as subjects. Each tier has a public {@code Configuration} constructor, so a
@@ -45,8 +46,13 @@ public final class TierCacheSubjects {
             "pmem:" + spec.file("tier.pmem"))));
     s.add("tiercache", TIERCACHE,
         "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (the default, "
-            + "hot mode)",
+            + "hot mode, move promotion)",
         "hbase-combined", spec -> combined(spec, "hot"));
+    s.add("tiercache-copy", TIERCACHE,
+        "TierCache combined, hot mode with copy promotion (the default before the issue-11 L2 "
+            + "hit work): a promoted data block keeps its L2 copy, L1 data victims are dropped",
+        "hbase-combined", spec -> combined(spec, "hot", "tiercache.combined.hot.promotion",
+            "copy"));
     s.add("tiercache-hbase", TIERCACHE,
         "TierCache combined, hbase mode: HBase's placement (index/bloom in the L1, data in the L2)",
         "hbase-combined", spec -> combined(spec, "hbase"));
@@ -66,11 +72,14 @@ public final class TierCacheSubjects {
   }
 
   /** Split like {@code hbase-combined}: a tenth of the capacity for the L1, the rest for the L2. */
-  private static TieredBlockCache combined(CacheSpec spec, String mode) {
+  private static TieredBlockCache combined(CacheSpec spec, String mode, String... more) {
     long l1 = (long) (spec.capacity() * HBaseSubjects.COMBINED_L1_SHARE);
-    return new TieredBlockCache(l2(spec).conf("tiercache.combined.mode", mode,
+    String[] kv = {"tiercache.combined.mode", mode,
         "hfile.block.cache.memory.size", Long.toString(l1),
         "hbase.bucketcache.ioengine", "offheap",
-        "hbase.bucketcache.size", ((spec.capacity() - l1) >> 10) + "k"));
+        "hbase.bucketcache.size", ((spec.capacity() - l1) >> 10) + "k"};
+    String[] all = Arrays.copyOf(kv, kv.length + more.length);
+    System.arraycopy(more, 0, all, kv.length, more.length);
+    return new TieredBlockCache(l2(spec).conf(all));
   }
 }
