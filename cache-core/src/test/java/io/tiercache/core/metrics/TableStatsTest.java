@@ -90,7 +90,7 @@ class TableStatsTest {
     BlockCacheKey k = key("default", "a", "r1", "f1", 0);
     t.lookup(k, true);
     assertAllocatesNothing(t, k);
-    assertEquals(100_001L + 20_000L, snapshot(t, Map.of()).get("table_default_a_requestCount"));
+    assertEquals(300_001L + 20_000L, snapshot(t, Map.of()).get("table_default_a_requestCount"));
   }
 
   private static void assertAllocatesNothing(TableStats t, BlockCacheKey k) {
@@ -100,12 +100,18 @@ class TableStatsTest {
     for (int i = 0; i < 20_000; i++) { // warm up: the JIT removes what escape analysis can
       t.lookup(k, (i & 1) == 0);
     }
-    long before = mx.getThreadAllocatedBytes(tid);
-    for (int i = 0; i < 100_000; i++) {
-      t.lookup(k, (i & 1) == 0);
+    // The least of three rounds: a one-off allocation in a round (a late JIT compilation, 1,480
+    // bytes once in CI) is not a lookup's; an allocation per lookup (16 bytes or more) would be
+    // 1.6 MB in every round.
+    long least = Long.MAX_VALUE;
+    for (int round = 0; round < 3; round++) {
+      long before = mx.getThreadAllocatedBytes(tid);
+      for (int i = 0; i < 100_000; i++) {
+        t.lookup(k, (i & 1) == 0);
+      }
+      least = Math.min(least, mx.getThreadAllocatedBytes(tid) - before);
     }
-    long allocated = mx.getThreadAllocatedBytes(tid) - before;
-    assertEquals(true, allocated < 1024, allocated + " bytes allocated by 100k lookups");
+    assertEquals(true, least < 1024, least + " bytes allocated by 100k lookups (least of 3)");
   }
   /**
    * HBase 3.0's keys name their region, not their path: the RegionServer's online regions tell
