@@ -94,25 +94,10 @@ final class Report {
       if (!r.cell().equals(cell)) {
         cell = r.cell();
         if (!Double.isNaN(r.optHitRatio)) {
-          String[] opt = new String[HEADER.length];
-          java.util.Arrays.fill(opt, "-");
-          opt[0] = r.scenario.name();
-          opt[1] = r.regime();
-          opt[2] = "opt";
-          opt[4] = pct(r.optHitRatio);
-          opt[5] = "100%";
-          rows.add(opt);
+          rows.add(referenceRow(r, "opt", r.optHitRatio));
         }
         if (!Double.isNaN(r.a0HitRatio)) {
-          String[] a0 = new String[HEADER.length];
-          java.util.Arrays.fill(a0, "-");
-          a0[0] = r.scenario.name();
-          a0[1] = r.regime();
-          a0[2] = "a0";
-          a0[4] = pct(r.a0HitRatio);
-          a0[5] = r.optHitRatio > 0 ? fmt("%.0f%%", 100 * r.a0HitRatio / r.optHitRatio)
-              : "-";
-          rows.add(a0);
+          rows.add(referenceRow(r, "a0", r.a0HitRatio));
         }
       }
       if (r.failed()) {
@@ -131,6 +116,18 @@ final class Report {
           Long.toString(r.admissionRejected)});
     }
     return align(rows, 3);
+  }
+
+  /** A reference row of {@code r}'s cell: its hit ratio and its share of OPT's. */
+  private static String[] referenceRow(Result r, String name, double hitRatio) {
+    String[] row = new String[HEADER.length];
+    java.util.Arrays.fill(row, "-");
+    row[0] = r.scenario.name();
+    row[1] = r.regime();
+    row[2] = name;
+    row[4] = pct(hitRatio);
+    row[5] = r.optHitRatio > 0 ? fmt("%.0f%%", 100 * hitRatio / r.optHitRatio) : "-";
+    return row;
   }
 
   /**
