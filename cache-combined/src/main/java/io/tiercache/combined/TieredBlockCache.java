@@ -80,8 +80,15 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Concurrency</h3>
  * Thread safe: each tier is; this class keeps no state besides the shutdown flag, the filter
- * and, in exclusive mode, the fully-cached-files state over both tiers ({@link SplitResidency}). A block promoted by two readers at once is cached in the L1 twice (the second replaces
- * the first only if HBase's {@code shouldReplaceExistingCacheBlock} says so).
+ * and, in exclusive mode, the fully-cached-files state over both tiers ({@link SplitResidency}).
+ * A block promoted by two readers at once is cached in the L1 twice (the second replaces the
+ * first only if HBase's {@code shouldReplaceExistingCacheBlock} says so).
+ *
+ * <h3>Size</h3>
+ * About 640 lines, over the style guide's 600: the promotion filter, the split residency and
+ * the metrics publication already live apart ({@code PromotionFilter}, {@link SplitResidency},
+ * {@code Publication}); what stays is HBase's whole {@code BlockCache} surface over two tiers,
+ * each method deciding per mode which tier answers, and the L1's small victim hand-off.
  */
 public class TieredBlockCache extends CombinedBlockCache {
   private static final Logger LOG = LoggerFactory.getLogger(TieredBlockCache.class);
