@@ -23,9 +23,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The index journal (issue 15): a sync appends the changes since the last one, not the index;
- * a restart replays the checkpoint and then the journal, up to its first torn or damaged batch;
- * slots reused after the checkpoint and blocks evicted after it come back as the journal says,
- * and nothing is ever served with bytes other than its key's. Each case simulates a crash by
+ * a restart applies the journal (up to its first torn or damaged batch) and then the
+ * checkpoint's records the journal did not supersede, which must come to the same blocks as the
+ * checkpoint followed by the journal: slots reused after the checkpoint and blocks evicted after
+ * it come back as the journal says, and nothing is ever served with bytes other than its key's. Each case simulates a crash by
  * copying the files as they are (no shutdown), then reopening them in a new tier.
  * Seed: {@code -Dtiercache.test.seed=N}.
  */
@@ -162,6 +163,96 @@ class JournalTest {
     } finally {
       again.shutdown();
     }
+  }
+
+  /**
+   * After a checkpoint, random evictions, file evictions, re-cached keys and new blocks of two
+   * sizes in a cache too small for them (so slabs drain and change class), then a sync and a
+   * crash: the restart, journal first, serves exactly what the tier served at the sync.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"file", "mmap"})
+  void journalFirst_afterEvictionsDrainsAndReuse_servesExactlyTheSyncedBlocks(String kind)
+      throws Exception {
+    this.kind = kind;
+    for (int round = 0; round < 3; round++) {
+      long seed = SEED + 31L * round;
+      SplittableRandom rnd = new SplittableRandom(seed);
+      BucketTier t = BucketTier.builder().ioEngine(engine()).capacity(4L * MB).slabSize(MB)
+          .bucketSizes(5 * 1024, 9 * 1024).writers(1, 8).persistentPath(checkpoint().toString())
+          .persistIntervalMs(Integer.MAX_VALUE).admission("all").build();
+      assertTrue(t.waitForCacheInitialization(60_000), "restore did not finish");
+      int[] sizes = new int[4000];
+      for (int i = 0; i < 600; i++) {
+        cacheSized(t, i, sizes, rnd);
+      }
+      assertTrue(t.flush(10_000));
+      assertTrue(t.checkpoint(), "a checkpoint");
+      for (int op = 0; op < 900; op++) {
+        int what = rnd.nextInt(10);
+        if (what < 3) {
+          t.evictBlock(key(rnd.nextInt(600)));
+        } else if (what == 3 && rnd.nextInt(20) == 0) {
+          t.evictBlocksByHfileName("journal-" + rnd.nextInt(4));
+        } else if (what < 6) {
+          cacheSized(t, rnd.nextInt(600), sizes, rnd); // a key cached again, maybe elsewhere
+        } else {
+          cacheSized(t, 600 + op, sizes, rnd);
+        }
+      }
+      assertTrue(t.flush(10_000));
+      assertTrue(t.checkpoint(), "a sync");
+      assertEquals(1, t.persistWrites()[1], "no second full checkpoint (seed " + seed + ")");
+      List<Integer> before = servedSized(t, sizes);
+      assertTrue(before.size() > 100, "the cache holds blocks: " + before.size());
+      crash(t);
+      BucketTier again = BucketTier.builder().ioEngine(engine()).capacity(4L * MB)
+          .slabSize(MB).bucketSizes(5 * 1024, 9 * 1024).writers(1, 8)
+          .persistentPath(checkpoint().toString()).persistIntervalMs(Integer.MAX_VALUE)
+          .admission("all").build();
+      try {
+        assertTrue(again.waitForCacheInitialization(60_000), "restore did not finish");
+        assertEquals(before, servedSized(again, sizes), "the blocks of the last sync ("
+            + kind + ", seed " + seed + ")");
+        again.checkInvariants();
+      } finally {
+        again.shutdown();
+      }
+      for (Path f : List.of(checkpoint(), journal())) {
+        Files.deleteIfExists(f);
+      }
+    }
+  }
+
+  /** Caches key {@code i} with a size of either class (kept in {@code sizes} to check it). */
+  private static void cacheSized(BucketTier t, int i, int[] sizes, SplittableRandom rnd) {
+    if (sizes[i] == 0) {
+      sizes[i] = rnd.nextBoolean() ? SIZE : 7_000;
+    }
+    HFileBlock b = TestBlocks.heap(key(i).getHfileName(), key(i).getOffset(), sizes[i],
+        BlockType.DATA);
+    t.cacheBlock(key(i), b, false, true);
+    b.release();
+  }
+
+  /** Keys with a size in {@code sizes} the tier serves, each checked byte for byte. */
+  private static List<Integer> servedSized(BucketTier t, int[] sizes) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < sizes.length; i++) {
+      if (sizes[i] == 0) {
+        continue;
+      }
+      Cacheable got = t.getBlock(key(i), true, false, true);
+      if (got != null) {
+        try {
+          TestBlocks.assertBlock(key(i), sizes[i], BlockType.DATA, got);
+        } finally {
+          got.release();
+        }
+        out.add(i);
+      }
+    }
+    return out;
   }
 
   @ParameterizedTest

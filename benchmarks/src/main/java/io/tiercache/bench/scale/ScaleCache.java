@@ -27,7 +27,8 @@ import org.apache.hadoop.hbase.io.hfile.bucket.BucketCache;
  *       persistent path.</li>
  * </ul>
  * Both caches persist every {@code hbase.bucketcache.persist.intervalinmillis} (1 s, the default
- * of both).
+ * of both). TierCache's subjects admit every block ({@code tiercache.l2.admission=all}, as
+ * BucketCache does), so every size sees the same churn.
  *
  * <p>Concurrency: the methods are stateless; a {@link PersistFile} is polled by one thread.
  */
@@ -103,6 +104,10 @@ final class ScaleCache {
       conf.set("hbase.bucketcache.persistent.path", checkpoint.toString());
     }
     conf.set("tiercache.pmem.backend", "dax");
+    // Every churned block is written: the run measures what persistence costs per change at a
+    // given churn, and TinyLFU admission would turn most of the never-read churn blocks away
+    // (more of them the larger the cache), so the churn would differ from size to size.
+    conf.set("tiercache.l2.admission", "all");
     return new BucketTier(conf);
   }
 

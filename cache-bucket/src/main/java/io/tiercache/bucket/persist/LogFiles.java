@@ -340,6 +340,12 @@ final class LogFiles {
   interface CheckpointReader extends Batches {
     /** The deserializer table (ids as the writer had them), before any batch. */
     void deserializers(Map<Integer, String> saved);
+
+    /**
+     * After the header (checked) and the deserializer table, before any batch: the file's
+     * length and the whole-file CRC its last four bytes claim (the batches prove it at the end).
+     */
+    default void beforeBatches(long length, int claimedCrc) throws Stop {}
   }
 
   /**
@@ -389,6 +395,7 @@ final class LogFiles {
         throw new Stop(path + " was written for " + mismatch);
       }
       to.deserializers(deser);
+      to.beforeBatches(size, claimedCrc(path, size));
       if (!new BatchReader(all).readAll(to)) {
         throw new Stop(path + " is truncated");
       }
@@ -405,6 +412,25 @@ final class LogFiles {
     } catch (IOException e) {
       throw new Stop("cannot read " + path + ": " + e);
     }
+  }
+
+  /** The whole-file CRC a checkpoint of {@code size} bytes claims in its last four bytes. */
+  private static int claimedCrc(Path path, long size) throws Stop {
+    if (size < Integer.BYTES) {
+      throw new Stop(path + " is truncated");
+    }
+    ByteBuffer last = ByteBuffer.allocate(Integer.BYTES);
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ,
+        LinkOption.NOFOLLOW_LINKS)) {
+      while (last.hasRemaining()) {
+        if (ch.read(last, size - Integer.BYTES + last.position()) < 0) {
+          throw new Stop(path + " is truncated");
+        }
+      }
+    } catch (IOException e) {
+      throw new Stop("cannot read " + path + ": " + e);
+    }
+    return last.getInt(0);
   }
 
   /**

@@ -23,22 +23,33 @@ import java.util.zip.CRC32C;
 /**
  * Restores the index from a {@code TCCKPT04} checkpoint and its journal ({@link LogFiles}),
  * streaming: each batch is applied as soon as its CRC holds, so blocks become hits while the
- * rest is read (the first within milliseconds at any size) and the heap holds one batch, one
- * {@link BlockMeta} and the file names, never a record per block.
+ * rest is read, and the heap holds one batch, one {@link BlockMeta}, the file names and a bit
+ * per slot of the slabs the journal touched, never a record per block.
  *
- * <h2>What is applied</h2>
+ * <h2>Order: the journal first</h2>
+ * The journal holds the newest blocks (those published since the last compaction), the
+ * checkpoint the older ones, so the journal is applied first and the first hits come from the
+ * blocks most likely to be read, within one batch of the start at any cache size. The result
+ * is the one a checkpoint-then-journal replay gives, because every removal from the index
+ * while the tier runs is journaled ({@code BlockStore.forget}: evictions, file evictions,
+ * drains, replaced keys) before its slot is reused:
  * <ul>
- *   <li>Checkpoint PUBLISH: claimed as before ({@link SlotClaims}); the block's CRC32C is
- *       checked on its first read.
- *   <li>Journal PUBLISH: the key's previous slot and the slot's previous block (both from the
- *       checkpoint or an earlier record) are removed first, then the slot is claimed.
- *   <li>Journal REMOVE: the slot's block is removed if the slot still holds that key.
+ *   <li>The checkpoint's header is read and checked first (geometry, deserializer table), and
+ *       the journal is used only if it names the checkpoint's length and the whole-file CRC the
+ *       checkpoint claims in its last bytes.
+ *   <li>Journal PUBLISH: the key's previous slot and the slot's previous block (from an earlier
+ *       record) are removed first, then the slot is claimed. Journal REMOVE: the slot's block is
+ *       removed if the slot still holds that key. Either marks its slot <em>decided</em>.
+ *   <li>Checkpoint PUBLISH: skipped if its slot is decided (the journal removed or replaced that
+ *       block later) or its key is already restored (a newer copy); otherwise claimed
+ *       ({@link SlotClaims}). A slab the journal gave another class refuses the claim.
  * </ul>
- * A checkpoint that turns out damaged (a batch or the whole-file CRC fails, or it is cut short)
- * is not used at all: what was applied from it is removed again, and the start is cold, as with
- * the earlier formats. A journal is read up to its first torn or damaged batch; what precedes
- * it stays (its blocks were forced before their records, and each is still verified on first
- * read).
+ * Every block's CRC32C is checked on its first read, whichever file named it.
+ *
+ * <p>A checkpoint that turns out damaged (a batch or the whole-file CRC fails, or it is cut
+ * short) is not used at all: everything applied, the journal's blocks too, is removed again and
+ * the start is cold, as before. A journal is read up to its first torn or damaged batch; what
+ * precedes it stays (its blocks were forced before their records).
  *
  * <p>Used by the restore thread alone.
  */
@@ -49,6 +60,9 @@ final class LogRestore {
   private final Map<Integer, String[]> names = new HashMap<>(); // file id -> {name, region}
   private Map<Integer, Integer> deserializers = Map.of();
   private long journalRecords;
+  private int fromJournal;
+  /** Per slab, a bit per slot the journal named (null: none); see the class comment. */
+  private long[][] decided;
 
   LogRestore(IndexedBlocks blocks) {
     this.blocks = blocks;
@@ -63,18 +77,34 @@ final class LogRestore {
     return journalRecords;
   }
 
+  /** Blocks restored from the journal (before the checkpoint's). */
+  int fromJournal() {
+    return fromJournal;
+  }
+
   /**
-   * Reads the checkpoint at {@code path}, written for {@code geometry}; returns its
-   * {@code {length, crc}} for the journal to match.
+   * Restores the checkpoint at {@code path}, written for {@code geometry}, and the journal at
+   * {@code journalPath} if it belongs to it: the journal first (see the class comment).
    *
-   * @throws LogFiles.Stop saying why it cannot be used (nothing of it stays restored)
+   * @return why the journal was not used or stopped early, or null if it was read to its end
+   *     (or there is none)
+   * @throws LogFiles.Stop saying why the checkpoint cannot be used (nothing of it, nor of the
+   *     journal, stays restored)
    */
-  long[] checkpoint(Path path, Checkpoint.Geometry geometry) throws LogFiles.Stop {
+  String restore(Path path, Checkpoint.Geometry geometry, Path journalPath)
+      throws LogFiles.Stop {
+    String[] stopped = new String[1];
     try {
-      return LogFiles.readCheckpoint(path, geometry, new LogFiles.CheckpointReader() {
+      LogFiles.readCheckpoint(path, geometry, new LogFiles.CheckpointReader() {
         @Override
         public void deserializers(Map<Integer, String> saved) {
           deserializers = Deserializers.remap(saved);
+        }
+
+        @Override
+        public void beforeBatches(long length, int claimedCrc) {
+          stopped[0] = journal(journalPath, length, claimedCrc);
+          fromJournal = claims.restored();
         }
 
         @Override
@@ -85,6 +115,7 @@ final class LogRestore {
     } catch (LogFiles.Stop e) {
       throw undo(e);
     }
+    return stopped[0];
   }
 
   /** Removes every block restored so far: the checkpoint is not used after all. */
@@ -96,10 +127,11 @@ final class LogRestore {
   }
 
   /**
-   * Reads the journal at {@code path} if it belongs to the checkpoint {@code {length, crc}};
-   * returns why it stopped early, or null if it was read to its end (or there is none).
+   * Reads the journal at {@code path} if it belongs to the checkpoint of {@code length} bytes
+   * and whole-file {@code crc}; returns why it stopped early, or null if it was read to its end
+   * (or there is none).
    */
-  String journal(Path path, long[] checkpoint) {
+  private String journal(Path path, long length, int crc) {
     if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
       return null;
     }
@@ -115,7 +147,7 @@ final class LogRestore {
         return "the journal's header is damaged; it is not used";
       }
       ByteBuffer b = ByteBuffer.wrap(head, LogFiles.JOURNAL_MAGIC.length, 12);
-      if (b.getLong() != checkpoint[0] || b.getInt() != (int) checkpoint[1]) {
+      if (b.getLong() != length || b.getInt() != crc) {
         return "the journal belongs to another checkpoint; it is not used";
       }
       new LogFiles.BatchReader(in).readAll(this::applyJournal);
@@ -135,7 +167,8 @@ final class LogRestore {
       if (type == LogRecords.FILE) {
         file(records);
       } else if (type == LogRecords.PUBLISH && records.remaining() >= LogRecords.PUBLISH_SIZE) {
-        if (describe(LogRecords.getPublish(records, m))) {
+        if (describe(LogRecords.getPublish(records, m)) && !isDecided(m.handle)
+            && !isRestored(m)) {
           claims.claim(m);
         }
       } else {
@@ -151,7 +184,9 @@ final class LogRestore {
       if (type == LogRecords.FILE) {
         file(records);
       } else if (type == LogRecords.PUBLISH && records.remaining() >= LogRecords.PUBLISH_SIZE) {
-        if (describe(LogRecords.getPublish(records, m))) {
+        LogRecords.getPublish(records, m);
+        decide(m.handle);
+        if (describe(m)) {
           republish();
         }
       } else if (type == LogRecords.REMOVE && records.remaining() >= LogRecords.REMOVE_SIZE) {
@@ -160,6 +195,7 @@ final class LogRestore {
         String[] file = names.get(records.getInt(at + LogRecords.R_FILE_ID));
         long blockOffset = records.getLong(at + LogRecords.R_BLOCK_OFFSET);
         records.position(at + LogRecords.REMOVE_SIZE);
+        decide(h);
         if (file != null) {
           remove(file[0], blockOffset, h);
         }
@@ -225,5 +261,37 @@ final class LogRestore {
     if (fileId >= 0 && blocks.index().peek(fileId, blockOffset) == h) {
       blocks.evictRestored(h);
     }
+  }
+
+  /** Marks slot {@code h} as decided by the journal (a handle out of range names no slot). */
+  private void decide(long h) {
+    int slab = Handles.slab(h);
+    int slot = Handles.slot(h);
+    if (h < 0 || slab >= blocks.slabs().slabCount() || slot < 0
+        || slot >= blocks.slabs().classes().slotsPerSlab(0)) {
+      return;
+    }
+    if (decided == null) {
+      decided = new long[blocks.slabs().slabCount()][];
+    }
+    if (decided[slab] == null) {
+      decided[slab] = new long[(blocks.slabs().classes().slotsPerSlab(0) + 63) >>> 6];
+    }
+    decided[slab][slot >>> 6] |= 1L << slot;
+  }
+
+  /** Whether the journal named slot {@code h} (its checkpoint record is older). */
+  private boolean isDecided(long h) {
+    int slab = Handles.slab(h);
+    int slot = Handles.slot(h);
+    return decided != null && h >= 0 && slab < decided.length && decided[slab] != null
+        && slot >= 0 && (slot >>> 6) < decided[slab].length
+        && (decided[slab][slot >>> 6] & (1L << slot)) != 0;
+  }
+
+  /** Whether {@code r}'s key is already restored (from the journal: a newer copy). */
+  private boolean isRestored(BlockMeta r) {
+    int fileId = blocks.files().idOf(r.file);
+    return fileId >= 0 && blocks.index().peek(fileId, r.blockOffset) != Handles.NONE;
   }
 }

@@ -207,25 +207,24 @@ final class Persistence {
     }
   }
 
-  /** Restores a {@code TCCKPT04} checkpoint, then its journal ({@link LogRestore}). */
+  /** Restores a {@code TCCKPT04} checkpoint and its journal, journal first ({@link LogRestore}). */
   private int restoreLog() {
     long start = System.nanoTime();
     LogRestore log = new LogRestore(blocks);
-    long[] checkpoint;
+    String stopped;
     try {
-      checkpoint = log.checkpoint(path, geometry);
+      stopped = log.restore(path, geometry, journalPath);
     } catch (LogFiles.Stop e) {
       LOG.warn("{}: cold start, the checkpoint cannot be used: {}", tier, e.getMessage());
       return 0;
     }
-    int fromCheckpoint = log.restored();
-    String stopped = log.journal(journalPath, checkpoint);
     if (stopped != null) {
       LOG.warn("{}: {}", tier, stopped);
     }
-    LOG.info("{}: warm start, restored {} blocks from {} ({} from the checkpoint, then {} "
-        + "journal records) in {} ms", tier, blocks.index().size(), path, fromCheckpoint,
-        log.journalRecords(), (System.nanoTime() - start) / 1_000_000);
+    LOG.info("{}: warm start, restored {} blocks from {} ({} journal records first, {} blocks from "
+        + "them, then {} from the checkpoint) in {} ms", tier, blocks.index().size(), path,
+        log.journalRecords(), log.fromJournal(), log.restored() - log.fromJournal(),
+        (System.nanoTime() - start) / 1_000_000);
     return log.restored();
   }
 
