@@ -207,6 +207,25 @@ public final class BucketTier implements CacheTier, HeapSize {
     this.evictions = new FileEvictions(this, writeBehind, residency);
     this.settings = new RuntimeSettings(name, faults, admission, persistence);
     persistence.start(restorer);
+    allocateRecordsInBackground();
+  }
+
+  /**
+   * Takes the slot records' direct memory (counted by {@link DirectBudget} above) on a daemon
+   * thread, slab by slab, so that building the tier costs the same at any size; a slab used
+   * before gets its records at that first use.
+   */
+  private void allocateRecordsInBackground() {
+    Thread t = new Thread(() -> {
+      int failed = slabs.allocateRecords(guard::isClosed);
+      if (failed > 0) {
+        LOG.error("TierCache {}: the slot records of {} slabs could not be allocated (direct "
+            + "memory taken since start-up); each is retried when first used, and the L2 holds "
+            + "less until then; raise -XX:MaxDirectMemorySize (HBASE_OFFHEAPSIZE)", name, failed);
+      }
+    }, "tiercache-" + name + "-records");
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Returns a builder for an L2 configured in code. */

@@ -35,8 +35,11 @@ import java.nio.ByteOrder;
  *    28     4   cachedAt     seconds since the tier started
  * </pre>
  * The records of a slab are allocated once, sized for the smallest class, and reused when the
- * slab changes class; they are freed with the engine's memory when the tier shuts down (a direct
- * buffer, released by the garbage collector's cleaner).
+ * slab changes class: at the slab's first {@link #assign}, or before by the tier's background
+ * pass ({@link SlabAllocator#allocateRecords}), so building a tier touches no record memory and
+ * costs the same at any size; they are freed with the engine's memory when the tier shuts down
+ * (a direct buffer, released by the garbage collector's cleaner). A slab without records has
+ * never held a slot, so no handle names it.
  *
  * <h2>Slot life cycle (state word)</h2>
  * <ol>
@@ -83,7 +86,12 @@ final class Slab {
 
   final int index;
   final long base;
-  private final ByteBuffer records;
+  private final int maxSlots;
+  /**
+   * Null until allocated (under the allocator lock, before the slab's first slot is handed
+   * out); readers reach it only through a handle published after that.
+   */
+  private ByteBuffer records;
 
   int sizeClass = -1;
   int slots;
@@ -97,10 +105,28 @@ final class Slab {
   Slab(int index, long base, int maxSlots) {
     this.index = index;
     this.base = base;
-    this.records = ByteBuffer.allocateDirect(maxSlots * RECORD).order(ByteOrder.nativeOrder());
+    this.maxSlots = maxSlots;
   }
 
-  /** Gives the (empty) slab to {@code sizeClass} with {@code slotCount} slots. */
+  /**
+   * Allocates the slab's records unless it has them; false if the JVM's direct memory is not
+   * there (the slab cannot be used then). Caller holds the allocator lock.
+   */
+  boolean allocateRecords() {
+    if (records == null) {
+      try {
+        records = ByteBuffer.allocateDirect(maxSlots * RECORD).order(ByteOrder.nativeOrder());
+      } catch (OutOfMemoryError e) { // "Cannot reserve ... direct buffer memory"
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Gives the (empty) slab to {@code sizeClass} with {@code slotCount} slots; its records must
+   * be allocated ({@link #allocateRecords}).
+   */
   void assign(int sizeClass, int slotCount) {
     this.sizeClass = sizeClass;
     this.slots = slotCount;
@@ -292,6 +318,7 @@ final class Slab {
   }
 
   long recordBytes() {
-    return records.capacity();
+    ByteBuffer r = records;
+    return r == null ? 0 : r.capacity();
   }
 }

@@ -153,6 +153,10 @@ public final class SlabAllocator {
         if (s == null) {
           return Handles.NONE;
         }
+        if (!s.allocateRecords()) {
+          freeSlabs.addFirst(s);
+          return Handles.NONE;
+        }
         s.assign(c, classes.slotsPerSlab(c));
         byClass.get(c).add(s);
         partial[c].addFirst(s);
@@ -401,6 +405,9 @@ public final class SlabAllocator {
       }
       Slab s = slabs[index];
       if (s.sizeClass == -1) {
+        if (!s.allocateRecords()) {
+          return false;
+        }
         freeSlabs.remove(s);
         s.assign(sizeClass, classes.slotsPerSlab(sizeClass));
         byClass.get(sizeClass).add(s);
@@ -557,7 +564,32 @@ public final class SlabAllocator {
     }
   }
 
-  /** Off-heap bytes of slot records. */
+  /**
+   * Allocates the slot records of every slab that has none yet, one slab at a time under the
+   * lock (the tier runs it on a background thread after it is built, so the direct memory
+   * {@code DirectBudget} counted at start-up is taken within moments); stops early when
+   * {@code stop} says so. Returns how many slabs got no records for lack of direct memory
+   * (each retried at its first use).
+   */
+  public int allocateRecords(java.util.function.BooleanSupplier stop) {
+    int failed = 0;
+    for (Slab s : slabs) {
+      if (stop.getAsBoolean()) {
+        break;
+      }
+      lock.lock();
+      try {
+        if (!s.allocateRecords()) {
+          failed++;
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    return failed;
+  }
+
+  /** Off-heap bytes of slot records allocated so far. */
   public long recordBytes() {
     long n = 0;
     for (Slab s : slabs) {
