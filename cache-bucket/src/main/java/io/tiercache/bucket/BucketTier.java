@@ -160,8 +160,9 @@ public final class BucketTier implements CacheTier, HeapSize {
     if (config.persistentPath != null) {
       Checkpoints.checkPath(config.persistentPath); // before an engine reserves its space
     }
-    // All direct memory but the engine's is taken here, before the engine opens, so nothing
-    // is left open when it is not there, and nothing later (cacheBlock) has to allocate it.
+    // All direct memory but the engine's is counted here, before the engine opens, so nothing
+    // is left open when it is not there; the index is taken here, the slot records slab by slab
+    // (allocateRecordsInBackground), so that building the tier costs the same at any size.
     DirectBudget.check(config);
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
