@@ -291,6 +291,9 @@ final class LogRestore {
 
   /** Whether {@code r}'s key is already restored (from the journal: a newer copy). */
   private boolean isRestored(BlockMeta r) {
+    if (fromJournal == 0) {
+      return false; // claim() still refuses a second copy of a key
+    }
     int fileId = blocks.files().idOf(r.file);
     return fileId >= 0 && blocks.index().peek(fileId, r.blockOffset) != Handles.NONE;
   }
