@@ -94,6 +94,16 @@ final class Inserts {
       }
       return;
     }
+    if (!SlabAllocator.fits(key.getOffset(), buf.getSerializedLength())) {
+      stats.failInsert();
+      long quiet = refusedLog.admit(System.nanoTime());
+      if (quiet >= 0) {
+        LOG.warn("{}: refused block {} of {} bytes: a slot record holds HFile offsets below 2^40"
+            + " and blocks of 1 byte to 16 MB ({} more since the last such line; at most one "
+            + "line a minute)", name, key, buf.getSerializedLength(), quiet);
+      }
+      return;
+    }
     if (writeBehind.contains(key) || (store.contains(key)
         && !BlockCacheUtil.shouldReplaceExistingCacheBlock(tier, key, buf))) {
       return;
