@@ -193,8 +193,9 @@ final class BlockStore implements IndexedBlocks {
   /**
    * Publishes the written slot {@code m.handle} under {@code key} if its slab takes
    * publications (not while it drains), {@code stillWanted} (checked under the key's lock) says
-   * so, and the store was not cleared (shutdown). Returns false if the block was not published;
-   * the caller frees the slot. {@code stillWanted} is not
+   * so, the store was not cleared (shutdown), and a slot record can describe the block
+   * ({@link SlabAllocator#fits}). Returns false if the block was not published; the caller frees
+   * the slot. {@code stillWanted} is not
    * asked when the slab drains, so the caller can tell that case and write the block elsewhere.
    *
    * <p>The writer fills {@code m}'s handle, length, checksum, flags, deserializer and type; the
@@ -206,6 +207,9 @@ final class BlockStore implements IndexedBlocks {
    * same lock, after the index holds it; a drain that started first makes the mark fail.
    */
   boolean publish(BlockCacheKey key, BlockMeta m, BooleanSupplier stillWanted) {
+    if (!SlabAllocator.fits(key.getOffset(), m.length)) {
+      return false; // Inserts refuses such blocks first; a record could not describe it
+    }
     long h = m.handle;
     long replaced = Handles.NONE;
     ReentrantLock lock = stripe(key.getOffset());
