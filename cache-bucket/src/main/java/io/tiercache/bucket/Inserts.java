@@ -159,9 +159,9 @@ final class Inserts {
    *       class that holds no slab yet) is admitted.</li>
    *   <li>Otherwise its sketch estimate is compared with that of the block CLOCK would evict
    *       for it ({@link SlabAllocator#admissionVictim}): admitted if higher (or, warm and
-   *       unlucky, at random: {@link Admission#admits}). A victim whose file name the registry
-   *       cannot give in O(1), or no published victim at all, admits a candidate seen at least
-   *       twice.</li>
+   *       unlucky, at random: {@link Admission#admits}). A victim whose file the index no longer
+   *       names (its file dropped meanwhile), or no published victim at all, admits a candidate
+   *       seen at least twice.</li>
    * </ol>
    * Every insert attempt is counted in the sketch first.
    */

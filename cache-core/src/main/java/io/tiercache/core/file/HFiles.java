@@ -57,7 +57,16 @@ public final class HFiles<B extends HFiles.Blocks> {
   private final IntFunction<B> newBlocks;
   private final ConcurrentHashMap<String, Entry<B>> byName = new ConcurrentHashMap<>();
   private final AtomicInteger nextId = new AtomicInteger();
-  private volatile AtomicReferenceArray<Entry<B>> byId = new AtomicReferenceArray<>(64);
+  /**
+   * Id to entry: open addressing (linear probing from {@code id & mask}) over every registered
+   * file, so {@link #get(int)} is O(1) for any live id (a CLOCK eviction names its block's file by
+   * id). Removed entries leave {@link #GONE} so probe chains stay intact; the table is rebuilt
+   * without them, at most 1/4 full, when live entries and tombstones pass half of it. Read lock
+   * free; changed (and replaced) only under {@code this}'s monitor: files come and go rarely.
+   */
+  private volatile AtomicReferenceArray<Entry<?>> byId = new AtomicReferenceArray<>(64);
+  private int idSlotsUsed; // guarded by this: live entries and tombstones in byId
+  private static final Entry<?> GONE = new Entry<>("", -1, null);
   /** Cached bytes per region (encoded name), for HBase's region cached ratio. */
   private final ConcurrentHashMap<String, AtomicLong> regionBytes = new ConcurrentHashMap<>();
 
@@ -100,18 +109,23 @@ public final class HFiles<B extends HFiles.Blocks> {
   }
 
   /**
-   * The entry of a registered id, or null if the id is not (or no longer) registered. O(1) for
-   * recently registered ids; older ids fall back to a scan of the registered files.
+   * The entry of a registered id, or null if the id is not (or no longer) registered; O(1), lock
+   * free.
    */
+  @SuppressWarnings("unchecked")
   public Entry<B> get(int id) {
-    AtomicReferenceArray<Entry<B>> table = byId;
-    Entry<B> e = table.get(id & (table.length() - 1));
-    if (e != null && e.id == id) {
-      return e;
+    if (id < 0) {
+      return null;
     }
-    for (Entry<B> f : byName.values()) {
-      if (f.id == id) {
-        return f;
+    AtomicReferenceArray<Entry<?>> table = byId;
+    int mask = table.length() - 1;
+    for (int i = id & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
+      Entry<?> e = table.get(i);
+      if (e == null) {
+        return null;
+      }
+      if (e.id == id) {
+        return (Entry<B>) e;
       }
     }
     return null;
@@ -154,7 +168,7 @@ public final class HFiles<B extends HFiles.Blocks> {
     if (!e.dead && e.blocks.size() == 0) {
       e.dead = true;
       byName.remove(e.name, e);
-      byId.compareAndSet(e.id & (byId.length() - 1), e, null);
+      unindex(e);
     }
   }
 
@@ -164,21 +178,18 @@ public final class HFiles<B extends HFiles.Blocks> {
     return e == null ? -1 : e.id;
   }
 
-  /** Returns the name of a registered file id, or null (see {@link #get(int)}). */
+  /** Returns the name of a registered file id, or null (see {@link #get(int)}); O(1). */
   public String nameOf(int id) {
     Entry<B> e = get(id);
     return e == null ? null : e.name;
   }
 
   /**
-   * Returns the name of a registered file id if the id table still points at it, else null
-   * (an id whose table entry a newer file took); O(1), never scans. For heuristics on hot paths
-   * (the L2's admission filter) that can do without an answer.
+   * As {@link #nameOf}: O(1), never scans (the name is kept for callers on hot paths, the L2's
+   * admission filter, written when only the most recent ids were O(1)).
    */
   public String nameIfIndexed(int id) {
-    AtomicReferenceArray<Entry<B>> table = byId;
-    Entry<B> e = table.get(id & (table.length() - 1));
-    return e != null && e.id == id ? e.name : null;
+    return nameOf(id);
   }
 
   /** Number of {@code file}'s registered blocks added as data blocks. */
@@ -286,23 +297,69 @@ public final class HFiles<B extends HFiles.Blocks> {
       throw new IllegalStateException("more than 2^31 HFiles registered over this cache's life");
     }
     Entry<B> e = new Entry<>(name, id, newBlocks.apply(id));
-    AtomicReferenceArray<Entry<B>> table = byId;
-    if (byName.size() * 2 > table.length()) {
-      growIdTable(table);
-      table = byId;
-    }
-    table.set(id & (table.length() - 1), e);
+    index(e);
     return e;
   }
 
-  private synchronized void growIdTable(AtomicReferenceArray<Entry<B>> seen) {
-    if (byId != seen) {
-      return;
+  private synchronized void index(Entry<?> e) {
+    AtomicReferenceArray<Entry<?>> table = byId;
+    if ((idSlotsUsed + 1) * 2L > table.length()) {
+      table = rebuildIdTable();
     }
-    AtomicReferenceArray<Entry<B>> bigger = new AtomicReferenceArray<>(seen.length() * 2);
-    for (Entry<B> f : byName.values()) {
-      bigger.set(f.id & (bigger.length() - 1), f);
+    int mask = table.length() - 1;
+    int i = e.id & mask;
+    while (table.get(i) != null && table.get(i) != GONE) {
+      i = (i + 1) & mask;
     }
-    byId = bigger;
+    if (table.get(i) == null) {
+      idSlotsUsed++;
+    }
+    table.set(i, e);
+  }
+
+  private synchronized void unindex(Entry<?> e) {
+    AtomicReferenceArray<Entry<?>> table = byId;
+    int mask = table.length() - 1;
+    for (int i = e.id & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
+      Entry<?> at = table.get(i);
+      if (at == null) {
+        return;
+      }
+      if (at == e) {
+        table.set(i, GONE); // a tombstone: later ids of this probe chain stay reachable
+        return;
+      }
+    }
+  }
+
+  /** A new id table of the live entries, at most 1/4 full; caller holds the monitor. */
+  private AtomicReferenceArray<Entry<?>> rebuildIdTable() {
+    AtomicReferenceArray<Entry<?>> old = byId;
+    int live = 0;
+    for (int i = 0; i < old.length(); i++) {
+      Entry<?> e = old.get(i);
+      if (e != null && e != GONE) {
+        live++;
+      }
+    }
+    int capacity = 64;
+    while (capacity < (live + 1) * 4L) {
+      capacity <<= 1;
+    }
+    AtomicReferenceArray<Entry<?>> table = new AtomicReferenceArray<>(capacity);
+    int mask = capacity - 1;
+    for (int i = 0; i < old.length(); i++) {
+      Entry<?> e = old.get(i);
+      if (e != null && e != GONE) {
+        int j = e.id & mask;
+        while (table.get(j) != null) {
+          j = (j + 1) & mask;
+        }
+        table.set(j, e);
+      }
+    }
+    idSlotsUsed = live;
+    byId = table;
+    return table;
   }
 }
