@@ -8,10 +8,11 @@ import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.alloc.SlotState;
 import io.tiercache.bucket.engine.DurableIndex;
 import io.tiercache.bucket.index.BlockIndex;
+import io.tiercache.bucket.index.FileTable;
 import io.tiercache.bucket.meta.BlockMeta;
 import io.tiercache.bucket.persist.IndexedBlocks;
 import io.tiercache.bucket.persist.Journal;
-import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.HFiles;
 import io.tiercache.core.file.Keys;
 import io.tiercache.core.stats.TierStats;
 import io.tiercache.core.tier.TierBlock;
@@ -27,23 +28,23 @@ import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 
 /**
- * The L2's bookkeeping of written blocks: the slab allocator, the off-heap index and the file
- * registry kept in agreement, with the counters HBase reads.
+ * The L2's bookkeeping of written blocks: the slab allocator and the index (per file, with the
+ * file's residency) kept in agreement, with the counters HBase reads.
  *
  * <h2>Invariants</h2>
- * At every stripe-lock release, for each key: the index maps it to a live slot whose record
- * describes it, the registry lists its block offset, and the counters include it — or none of
- * these.
+ * At every stripe-lock release, for each key: its file's index table maps it to a live slot
+ * whose record describes it, the file's residency counts it, and the counters include it — or
+ * none of these.
  *
  * <h2>Concurrency</h2>
  * Publication and removal of a key hold the key's stripe lock (256 stripes by block offset).
- * Lock order: stripe, then index segment, then allocator; a slot is freed
- * ({@code SlabAllocator.evicted}) only after the stripe lock is released.
+ * Lock order: stripe, then the file's entry and table ({@link BlockIndex}), then allocator; a
+ * slot is freed ({@code SlabAllocator.free}) only after the stripe lock is released.
  *
  * <h2>Durable index</h2>
  * With an engine that keeps a {@link DurableIndex} ({@code pmem:}), a slot is made durable under
  * the key's lock before it enters the index, and its record is invalidated as soon as it leaves
- * the index, before {@code SlabAllocator.evicted} may free it for reuse. {@link #clear()}
+ * the index, before {@code SlabAllocator.free} may free it for reuse. {@link #clear()}
  * (shutdown) leaves the records alone: they are what the next start restores.
  */
 final class BlockStore implements IndexedBlocks {
@@ -51,7 +52,8 @@ final class BlockStore implements IndexedBlocks {
 
   final SlabAllocator slabs;
   final BlockIndex index;
-  final FileRegistry files = new FileRegistry();
+  /** The index's files: name to id, residency. */
+  final HFiles<FileTable> files;
   private final TierStats stats;
   private final DurableIndex durable; // null unless the engine keeps its own index
   /** The index journal of a checkpointed engine (issue 15); set once, before any publication. */
@@ -68,6 +70,7 @@ final class BlockStore implements IndexedBlocks {
   BlockStore(SlabAllocator slabs, BlockIndex index, TierStats stats, DurableIndex durable) {
     this.slabs = slabs;
     this.index = index;
+    this.files = index.files();
     this.stats = stats;
     this.durable = durable;
     for (int i = 0; i < STRIPES; i++) {
@@ -75,9 +78,9 @@ final class BlockStore implements IndexedBlocks {
     }
   }
 
-  /** What the index reads of a slot record: the key of an indexed slot. */
-  static BlockIndex.SlotKeys slotKeys(SlabAllocator slabs) {
-    return new BlockIndex.SlotKeys() {
+  /** What the index reads and does to slot records: the allocator's. */
+  static BlockIndex.Slots slots(SlabAllocator slabs) {
+    return new BlockIndex.Slots() {
       @Override
       public int fileId(long handle) {
         return slabs.fileId(handle);
@@ -86,6 +89,31 @@ final class BlockStore implements IndexedBlocks {
       @Override
       public long blockOffset(long handle) {
         return slabs.blockOffset(handle);
+      }
+
+      @Override
+      public void fileId(long handle, int fileId) {
+        slabs.fileId(handle, fileId);
+      }
+
+      @Override
+      public boolean pin(long handle) {
+        return slabs.pin(handle);
+      }
+
+      @Override
+      public void unpin(long handle) {
+        slabs.unpin(handle);
+      }
+
+      @Override
+      public int length(long handle) {
+        return slabs.length(handle);
+      }
+
+      @Override
+      public boolean isData(long handle) {
+        return (slabs.flags(handle) & BlockMeta.F_DATA) != 0;
       }
     };
   }
@@ -97,8 +125,7 @@ final class BlockStore implements IndexedBlocks {
 
   /** Looks up {@code key} and pins its slot; returns the handle or NONE. */
   long pin(BlockCacheKey key) {
-    int fileId = files.idOf(key.getHfileName());
-    return fileId < 0 ? Handles.NONE : index.get(fileId, key.getOffset(), slabs::pin);
+    return index.pin(key.getHfileName(), key.getOffset());
   }
 
   /** Whether {@code key} is written with the in-memory flag (read while its slot is pinned). */
@@ -115,13 +142,28 @@ final class BlockStore implements IndexedBlocks {
   }
 
   boolean contains(BlockCacheKey key) {
-    int fileId = files.idOf(key.getHfileName());
-    return fileId >= 0 && index.peek(fileId, key.getOffset()) != Handles.NONE;
+    return index.peek(key.getHfileName(), key.getOffset()) != Handles.NONE;
   }
 
-  /** Seconds since the store started, as slot records keep the time a block was cached. */
+  private static final long MINUTE_NANOS = 60_000_000_000L;
+
+  /**
+   * Minutes since the store started, modulo 2^16: the time a slot record keeps of when its block
+   * was cached (16 bits, see {@code alloc.Slab}).
+   */
   int now() {
-    return (int) ((System.nanoTime() - startNanos) / 1_000_000_000L);
+    return (int) ((System.nanoTime() - startNanos) / MINUTE_NANOS) & 0xFFFF;
+  }
+
+  /**
+   * When slot {@code h}'s block was cached, on the {@code System.nanoTime()} scale (what HBase's
+   * eviction-age statistics and the web UI's block list take): now less the block's age in whole
+   * minutes, exact to the minute for blocks younger than 2^16 minutes (45.5 days); an older
+   * block's age is taken modulo 45.5 days.
+   */
+  long cachedAtNanos(long h) {
+    long age = (now() - slabs.cachedAt(h)) & 0xFFFF;
+    return System.nanoTime() - age * MINUTE_NANOS;
   }
 
   /**
@@ -151,8 +193,9 @@ final class BlockStore implements IndexedBlocks {
   /**
    * Publishes the written slot {@code m.handle} under {@code key} if its slab takes
    * publications (not while it drains), {@code stillWanted} (checked under the key's lock) says
-   * so, and the store was not cleared (shutdown). Returns false if the block was not published;
-   * the caller frees the slot. {@code stillWanted} is not
+   * so, the store was not cleared (shutdown), and a slot record can describe the block
+   * ({@link SlabAllocator#fits}). Returns false if the block was not published; the caller frees
+   * the slot. {@code stillWanted} is not
    * asked when the slab drains, so the caller can tell that case and write the block elsewhere.
    *
    * <p>The writer fills {@code m}'s handle, length, checksum, flags, deserializer and type; the
@@ -164,6 +207,9 @@ final class BlockStore implements IndexedBlocks {
    * same lock, after the index holds it; a drain that started first makes the mark fail.
    */
   boolean publish(BlockCacheKey key, BlockMeta m, BooleanSupplier stillWanted) {
+    if (!SlabAllocator.fits(key.getOffset(), m.length)) {
+      return false; // Inserts refuses such blocks first; a record could not describe it
+    }
     long h = m.handle;
     long replaced = Handles.NONE;
     ReentrantLock lock = stripe(key.getOffset());
@@ -171,29 +217,28 @@ final class BlockStore implements IndexedBlocks {
     try {
       m.file = key.getHfileName();
       m.blockOffset = key.getOffset();
-      m.fileId = files.add(m.file, m.blockOffset, m.length, m.isData(), Keys.regionOf(key));
+      m.fileId = index.idFor(m.file);
       m.cachedAt = now();
       slabs.describe(h, m);
       if (!slabs.markPublished(h) || !stillWanted.getAsBoolean() || closed) {
-        if (index.peek(m.fileId, m.blockOffset) == Handles.NONE) {
-          files.remove(m.file, m.blockOffset, m.length, m.isData());
-        }
+        index.forgetIfEmpty(m.file);
         return false;
       }
+      String region = Keys.regionOf(key);
       if (durable != null) {
         m.sizeClass = slabs.classOf(h);
-        m.region = files.regionOf(m.file);
+        m.region = region != null ? region : files.regionOf(m.file);
         durable.publish(m);
       }
-      replaced = index.put(m.fileId, m.blockOffset, h);
+      replaced = index.put(m.file, region, m.blockOffset, h);
       if (replaced == BlockIndex.FULL) {
         // The key was new, so it has no other entry to keep: undo, and the caller drops it.
-        files.remove(m.file, m.blockOffset, m.length, m.isData());
         if (durable != null) {
           durable.remove(h);
         }
         return false;
       }
+      m.fileId = slabs.fileId(h); // as put left it
       if (replaced != Handles.NONE) {
         forget(replaced);
         account(replaced, -1);
@@ -209,7 +254,7 @@ final class BlockStore implements IndexedBlocks {
       lock.unlock();
     }
     if (replaced != Handles.NONE) {
-      slabs.evicted(replaced);
+      slabs.free(replaced);
     }
     return true;
   }
@@ -219,8 +264,27 @@ final class BlockStore implements IndexedBlocks {
     evict(h, forCapacity, true);
   }
 
+  /**
+   * Removes the block in slot {@code h} if the index still maps its key there. The key is read
+   * from the record under the key's stripe lock (a publication in progress may still set the
+   * record's file id, see {@link BlockIndex#put}); a slot reused for a key of another stripe
+   * meanwhile is left alone (its old block is gone already).
+   */
   private boolean evict(long h, boolean forCapacity, boolean durably) {
-    return evict(slabs.fileId(h), slabs.blockOffset(h), h, forCapacity, durably);
+    long blockOffset = slabs.blockOffset(h);
+    boolean removed;
+    ReentrantLock lock = stripe(blockOffset);
+    lock.lock();
+    try {
+      removed = slabs.blockOffset(h) == blockOffset
+          && index.remove(slabs.fileId(h), blockOffset, h) == h;
+      if (removed) {
+        removedUnderLock(h, durably);
+      }
+    } finally {
+      lock.unlock();
+    }
+    return finishRemoval(h, removed, forCapacity);
   }
 
   /**
@@ -228,35 +292,35 @@ final class BlockStore implements IndexedBlocks {
    * pins {@code h}, whose record may by now describe another block.
    */
   boolean evict(BlockCacheKey key, long h) {
-    int fileId = files.idOf(key.getHfileName());
-    return fileId >= 0 && evict(fileId, key.getOffset(), h, false, true);
-  }
-
-  private boolean evict(int fileId, long blockOffset, long h, boolean forCapacity,
-      boolean durably) {
     boolean removed;
-    ReentrantLock lock = stripe(blockOffset);
+    ReentrantLock lock = stripe(key.getOffset());
     lock.lock();
     try {
-      removed = index.remove(fileId, blockOffset, h) == h;
+      removed = index.remove(key.getHfileName(), key.getOffset(), h) == h;
       if (removed) {
-        String file = files.nameOf(fileId);
-        if (file != null) {
-          forgetFile(file, blockOffset, h);
-        }
-        if (durably) {
-          forget(h);
-        }
-        account(h, -1);
+        removedUnderLock(h, true);
       }
     } finally {
       lock.unlock();
     }
+    return finishRemoval(h, removed, false);
+  }
+
+  /** The bookkeeping of slot {@code h}, just removed from the index; under the key's lock. */
+  private void removedUnderLock(long h, boolean durably) {
+    if (durably) {
+      forget(h);
+    }
+    account(h, -1);
+  }
+
+  /** After the key's lock: counts a capacity eviction and frees the slot. */
+  private boolean finishRemoval(long h, boolean removed, boolean forCapacity) {
     if (removed) {
       if (forCapacity) {
-        stats.evicted(startNanos + slabs.cachedAt(h) * 1_000_000_000L, true);
+        stats.evicted(cachedAtNanos(h), true);
       }
-      slabs.evicted(h);
+      slabs.free(h);
     }
     return removed;
   }
@@ -272,27 +336,17 @@ final class BlockStore implements IndexedBlocks {
     lock.lock();
     try {
       alsoRemoved = underLock.getAsBoolean();
-      int fileId = files.idOf(key.getHfileName());
-      if (fileId >= 0) {
-        h = index.remove(fileId, key.getOffset(), Handles.NONE);
-        if (h != Handles.NONE) {
-          forgetFile(key.getHfileName(), key.getOffset(), h);
-          forget(h);
-          account(h, -1);
-        }
+      h = index.remove(key.getHfileName(), key.getOffset(), Handles.NONE);
+      if (h != Handles.NONE) {
+        removedUnderLock(h, true);
       }
     } finally {
       lock.unlock();
     }
     if (h != Handles.NONE) {
-      slabs.evicted(h);
+      slabs.free(h);
     }
     return alsoRemoved || h != Handles.NONE;
-  }
-
-  /** Takes slot {@code h}'s block of {@code file} out of the registry (record still intact). */
-  private void forgetFile(String file, long blockOffset, long h) {
-    files.remove(file, blockOffset, slabs.length(h), (slabs.flags(h) & BlockMeta.F_DATA) != 0);
   }
 
   /**
@@ -369,11 +423,6 @@ final class BlockStore implements IndexedBlocks {
   }
 
   @Override
-  public FileRegistry files() {
-    return files;
-  }
-
-  @Override
   public long mutations() {
     return mutations.get();
   }
@@ -414,23 +463,22 @@ final class BlockStore implements IndexedBlocks {
       @Override
       public boolean hasNext() {
         while (next == null && cursor.next()) {
-          int fileId = cursor.fileId();
-          long blockOffset = cursor.blockOffset();
           long h = cursor.handle();
-          String file = files.nameOf(fileId);
+          long blockOffset = slabs.blockOffset(h);
           int t = slabs.type(h);
           int flags = slabs.flags(h);
           int length = slabs.length(h);
           int freq = slabs.freq(h);
-          long cachedAt = slabs.cachedAt(h);
-          if (file == null || slabs.fileId(h) != fileId || slabs.blockOffset(h) != blockOffset) {
+          long cachedAt = cachedAtNanos(h);
+          if (slabs.fileId(h) != cursor.fileId() || slabs.blockOffset(h) != blockOffset
+              || !SlotState.isLive(slabs.state(h))) {
             continue; // evicted (and perhaps reused) since the cursor read the entry
           }
           BlockPriority priority = (flags & BlockMeta.F_IN_MEMORY) != 0
               ? BlockPriority.MEMORY
               : freq >= 1 ? BlockPriority.MULTI : BlockPriority.SINGLE;
-          next = new TierBlock(file, blockOffset, t < types.length ? types[t] : null, priority,
-              length, startNanos + cachedAt * 1_000_000_000L);
+          next = new TierBlock(cursor.file(), blockOffset, t < types.length ? types[t] : null,
+              priority, length, cachedAt);
         }
         return next != null;
       }

@@ -50,7 +50,7 @@ public final class BucketConfig {
   final String ioEngine;
   /** {@code hbase.bucketcache.size}. */
   final long requestedCapacity;
-  /** Bytes of slabs: the size rounded down to whole slabs, less the index for offheap. */
+  /** Bytes of slabs: the size rounded down to whole slabs, less the slot records for offheap. */
   final long capacity;
   final SizeClasses classes;
   final int slabSize;
@@ -90,13 +90,13 @@ public final class BucketConfig {
     }
     L2_SIZE.check(requestedCapacity);
     this.requestedCapacity = requestedCapacity;
-    // offheap: the size is the L2's whole direct memory, its index and slot records included.
+    // offheap: the size is the L2's whole direct memory, its slot records included.
     this.capacity = isOffHeap(this.ioEngine)
         ? DirectBudget.offHeapCapacity(requestedCapacity, this.slabSize, classes)
         : requestedCapacity / slabSize * slabSize;
     if (capacity == 0) {
       throw new SettingException(L2_SIZE.key(), "'" + Sizes.format(requestedCapacity)
-          + "' is smaller than one slab" + (isOffHeap(this.ioEngine) ? " and its index" : "")
+          + "' is smaller than one slab" + (isOffHeap(this.ioEngine) ? " and its slot records" : "")
           + "; expected at least " + Sizes.format(slabSize + (isOffHeap(this.ioEngine)
               ? DirectBudget.metadataBytes(slabSize, this.slabSize, classes) : 0))
           + " (" + L2_SLAB_SIZE.key() + " is " + Sizes.format(slabSize) + ")");
@@ -141,12 +141,12 @@ public final class BucketConfig {
     return ioEngine.trim().equalsIgnoreCase("offheap");
   }
 
-  /** Direct memory of this L2's index and slot records. */
+  /** Direct memory of this L2's slot records. */
   long metadataBytes() {
     return DirectBudget.metadataBytes(capacity, slabSize, classes);
   }
 
-  /** Direct memory this L2 takes in all: index and slot records, and the slabs if offheap. */
+  /** Direct memory this L2 takes in all: slot records, and the slabs if offheap. */
   long directBytes() {
     return metadataBytes() + (isOffHeap(ioEngine) ? capacity : 0);
   }
@@ -168,7 +168,7 @@ public final class BucketConfig {
   @Override
   public String toString() {
     return "ioengine=" + ioEngine + ", capacity=" + Sizes.format(capacity) + " (of "
-        + Sizes.format(requestedCapacity) + "; index and slot records "
+        + Sizes.format(requestedCapacity) + "; slot records "
         + Sizes.format(metadataBytes()) + " of direct memory), slab="
         + Sizes.format(slabSize) + ", classes=" + classes + ", writers=" + writerThreads + "x"
         + writerQueue + ", admission=" + admission + ", persistentPath=" + persistentPath

@@ -57,13 +57,14 @@ import org.slf4j.LoggerFactory;
  *       block that would displace a block read more often is rejected on the caller's thread),
  *       the write-behind ({@link WriteBehind}: a pending block is already a hit) and the write
  *       and publication of a slot.</li>
- *   <li>{@link Reads}: a lookup pins the slot under the index's read lock; memory engines wrap
+ *   <li>{@link Reads}: a lookup pins the slot before its file's index table may change;
+ *       memory engines wrap
  *       the slot's memory without copying (the block's last {@code release()} unpins it), file
  *       engines copy into a buffer from the {@link ByteBuffAllocator} and unpin at once. A slot
  *       not verified since it was restored is verified before it is served.</li>
  *   <li>{@link BlockStore}: the allocator ({@link SlabAllocator}: size classes, CLOCK, slab
- *       drains), the off-heap {@link BlockIndex} and the file registry kept in agreement under
- *       a striped key lock; removing a block takes it out of the index first, and the slot is
+ *       drains) and the {@link BlockIndex} (per file: an index table, the file's id and
+ *       residency) kept in agreement under a striped key lock; removing a block takes it out of the index first, and the slot is
  *       freed at once if unpinned, else by its last reader.</li>
  *   <li>{@code persist/}: with {@code hbase.bucketcache.persistent.path} and a persistent engine,
  *       {@link Checkpoints} writes the index periodically and at shutdown; at start it is restored
@@ -87,14 +88,15 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>A block is returned only with a reference taken for the caller; its memory is not reused
  *       until that reference is released.</li>
- *   <li>After writes settle, index size = registry size = {@link #getBlockCount()}, and every
+ *   <li>After writes settle, index size = {@link #getBlockCount()}, and every
  *       indexed slot is allocated, not evicted, and describes its key.</li>
  *   <li>The engine is closed only once shut down and no reader holds a pinned slot and no write
  *       is in progress ({@link EngineGuard}).</li>
  * </ul>
  *
  * <h2>Concurrency</h2>
- * Any thread may call any method. Lock order: key stripe, then index segment, then allocator.
+ * Any thread may call any method. Lock order: key stripe, then the file's index entry and
+ * table, then allocator.
  */
 // The web UI's JSON view shows a metrics snapshot (TierJson), not this class's fields.
 @JsonAdapter(BucketTierMetrics.Json.class)
@@ -160,15 +162,15 @@ public final class BucketTier implements CacheTier, HeapSize {
     if (config.persistentPath != null) {
       Checkpoints.checkPath(config.persistentPath); // before an engine reserves its space
     }
-    // All direct memory but the engine's is counted here, before the engine opens, so nothing
-    // is left open when it is not there; the index is taken here, the slot records slab by slab
+    // All direct memory but the engine's (the slot records) is counted here, before the engine
+    // opens, so nothing is left open when it is not there; it is taken slab by slab
     // (allocateRecordsInBackground), so that building the tier costs the same at any size.
     DirectBudget.check(config);
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
       this.index = new BlockIndex(
           SlabAllocator.maxSlotsFor(config.capacity, config.slabSize, config.classes),
-          config.classes.slotsPerSlab(0), BlockStore.slotKeys(slabs));
+          config.classes.slotsPerSlab(0), BlockStore.slots(slabs));
     } catch (OutOfMemoryError e) {
       throw DirectBudget.refused(config, e);
     } catch (IllegalArgumentException e) { // a geometry the index cannot number
@@ -627,15 +629,15 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   /**
    * The L2's own footprint on the Java heap (HBase's {@code HeapSize}, which
-   * {@code CombinedBlockCache#heapSize} adds to the L1's): the file registry (11-21 bytes per
-   * written block, about 100 per file), the admission sketch (16 bytes per block of
+   * {@code CombinedBlockCache#heapSize} adds to the L1's): the index (its per-file tables,
+   * 5.3-7.1 bytes per written block, and about 150 bytes per file), the admission sketch (16 bytes per block of
    * {@code hbase.blockcache.minblocksize} the capacity holds, rounded up to a power of two) plus
    * the blocks still queued for a writer. The blocks
-   * themselves, the index and the slot records are off heap and not counted. O(files + queue).
+   * themselves and the slot records are off heap and not counted. O(files + queue).
    */
   @Override
   public long heapSize() {
-    return store.files.heapBytes() + admission.heapBytes() + writeBehind.heapBytes();
+    return store.index.heapBytes() + admission.heapBytes() + writeBehind.heapBytes();
   }
 
   /** Blocks evicted first because data tiering called their file cold. */

@@ -4,7 +4,7 @@
 package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.SlabAllocator;
-import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.HFiles;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,13 +35,13 @@ final class ColdFiles {
 
   private final String tier;
   private final SlabAllocator slabs;
-  private final FileRegistry files;
+  private final HFiles<?> files;
   private final ToIntFunction<String> evictFile;
   private volatile Supplier<Set<String>> source = ColdFiles::fromDataTiering;
   private final AtomicLong nextSweep = new AtomicLong(System.nanoTime());
   private final LongAdder evicted = new LongAdder();
 
-  ColdFiles(String tier, SlabAllocator slabs, FileRegistry files,
+  ColdFiles(String tier, SlabAllocator slabs, HFiles<?> files,
       ToIntFunction<String> evictFile) {
     this.tier = tier;
     this.slabs = slabs;

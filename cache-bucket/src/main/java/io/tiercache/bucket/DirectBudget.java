@@ -5,7 +5,6 @@ package io.tiercache.bucket;
 
 import io.tiercache.bucket.alloc.SizeClasses;
 import io.tiercache.bucket.alloc.SlabAllocator;
-import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.config.Sizes;
@@ -14,13 +13,14 @@ import java.lang.management.ManagementFactory;
 import java.util.function.LongSupplier;
 
 /**
- * The L2's direct memory, counted at start-up: the index and the slot records (taken in full
- * when the tier is built, never grown later) and, for {@code offheap}, the slabs themselves.
+ * The L2's direct memory, counted at start-up: the slot records (taken in full when the tier is
+ * built, never grown later) and, for {@code offheap}, the slabs themselves. (The index is on the
+ * heap, in per-file tables that grow with the blocks cached: {@code index.BlockIndex}.)
  *
  * <p>For {@code offheap}, {@code hbase.bucketcache.size} is the L2's whole direct-memory budget,
- * as it is for HBase's BucketCache: the index and slot records are carved out of it, and the
- * slabs get what is left (rounded down to whole slabs). For the other engines the blocks live
- * in a file or a mapping, and the index and slot records are direct memory beside it. Either
+ * as it is for HBase's BucketCache: the slot records are carved out of it, and the slabs get
+ * what is left (rounded down to whole slabs). For the other engines the blocks live in a file or
+ * a mapping, and the slot records are direct memory beside it. Either
  * way the tier checks, before it allocates anything, that the JVM's direct-memory limit
  * ({@code -XX:MaxDirectMemorySize}) leaves room for what it will take, and refuses to start
  * otherwise, naming {@code hbase.bucketcache.size}: an {@code OutOfMemoryError} at start-up or,
@@ -29,15 +29,14 @@ import java.util.function.LongSupplier;
 final class DirectBudget {
   private DirectBudget() {}
 
-  /** Direct memory of the index and slot records of a {@code capacity}-byte L2. */
+  /** Direct memory of the slot records of a {@code capacity}-byte L2. */
   static long metadataBytes(long capacity, int slabSize, SizeClasses classes) {
-    return SlabAllocator.recordBytesFor(capacity, slabSize, classes)
-        + BlockIndex.bytesFor(SlabAllocator.maxSlotsFor(capacity, slabSize, classes));
+    return SlabAllocator.recordBytesFor(capacity, slabSize, classes);
   }
 
   /**
    * The block capacity of an {@code offheap} L2 whose whole direct memory is {@code budget}
-   * bytes: the largest whole number of slabs that fits beside its own index and slot records;
+   * bytes: the largest whole number of slabs that fits beside its own slot records;
    * 0 if not even one slab does.
    */
   static long offHeapCapacity(long budget, int slabSize, SizeClasses classes) {
@@ -70,27 +69,27 @@ final class DirectBudget {
           + Sizes.format(available) + " of the JVM's limit (-XX:MaxDirectMemorySize, "
           + Sizes.format(maxDirectMemory()) + ") is free; raise -XX:MaxDirectMemorySize "
           + "(HBASE_OFFHEAPSIZE), lower " + CacheSettings.L2_SIZE.key() + ", or use larger "
-          + CacheSettings.L2_BUCKET_SIZES.key() + " (the index and slot records are sized for "
+          + CacheSettings.L2_BUCKET_SIZES.key() + " (the slot records are sized for "
           + "the smallest)");
     }
   }
 
   /**
-   * Refuses to start unless the direct memory {@code config} takes (index and slot records, and
+   * Refuses to start unless the direct memory {@code config} takes (slot records, and
    * the slabs for {@code offheap}) is available: checked before the engine opens, so nothing is
    * left open when it is not there.
    */
   static void check(BucketConfig config) {
     check(config.directBytes(), available(), BucketConfig.isOffHeap(config.ioEngine)
         ? Sizes.format(config.capacity) + " of slabs and " + Sizes.format(config.metadataBytes())
-            + " of index and slot records"
-        : Sizes.format(config.metadataBytes()) + " of index and slot records for "
+            + " of slot records"
+        : Sizes.format(config.metadataBytes()) + " of slot records for "
             + Sizes.format(config.capacity) + " of " + config.ioEngine);
   }
 
   /** The start-up error for direct memory that ran out while the tier allocated it. */
   static SettingException refused(BucketConfig config, OutOfMemoryError cause) {
-    SettingException e = new SettingException(CacheSettings.L2_SIZE.key(), "the L2's index and "
+    SettingException e = new SettingException(CacheSettings.L2_SIZE.key(), "the L2's "
         + "slot records (" + Sizes.format(config.metadataBytes()) + " of direct memory) could not "
         + "be allocated: " + cause.getMessage() + "; raise -XX:MaxDirectMemorySize "
         + "(HBASE_OFFHEAPSIZE) or lower " + CacheSettings.L2_SIZE.key());

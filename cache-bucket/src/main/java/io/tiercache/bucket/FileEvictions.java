@@ -64,7 +64,7 @@ final class FileEvictions {
         n++;
       }
     }
-    for (long blockOffset : store.files.offsets(hfileName)) {
+    for (long blockOffset : store.index.blockOffsets(hfileName)) {
       if (blockOffset >= initOffset && blockOffset <= endOffset
           && evictBlock(new BlockCacheKey(hfileName, blockOffset))) {
         n++;

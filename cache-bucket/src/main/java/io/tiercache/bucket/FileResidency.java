@@ -4,7 +4,7 @@
 package io.tiercache.bucket;
 
 import io.tiercache.core.file.CompleteFiles;
-import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.HFiles;
 import io.tiercache.core.file.Keys;
 import java.util.Collections;
 import java.util.Map;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Invariants</h2>
  * A file is listed as fully cached only while the L2 still holds at least the data blocks it held
- * when prefetch reported it complete: each listing is checked against the {@link FileRegistry}'s
+ * when prefetch reported it complete: each listing is checked against the {@link HFiles}'
  * live count when read, so an eviction needs no hook here to unlist the file.
  *
  * <h2>Concurrency</h2>
@@ -41,13 +41,13 @@ final class FileResidency {
   private static final Logger LOG = LoggerFactory.getLogger(FileResidency.class);
 
   private final String tier;
-  private final FileRegistry files;
+  private final HFiles<?> files;
   private final CompleteFiles complete;
 
   private final BiConsumer<String, Throwable> unexpected;
 
   /** {@code unexpected} records a failure caught at the tier's boundary. */
-  FileResidency(String tier, FileRegistry files, BiConsumer<String, Throwable> unexpected) {
+  FileResidency(String tier, HFiles<?> files, BiConsumer<String, Throwable> unexpected) {
     this.tier = tier;
     this.files = files;
     this.unexpected = unexpected;

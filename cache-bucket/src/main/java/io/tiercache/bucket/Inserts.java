@@ -94,6 +94,16 @@ final class Inserts {
       }
       return;
     }
+    if (!SlabAllocator.fits(key.getOffset(), buf.getSerializedLength())) {
+      stats.failInsert();
+      long quiet = refusedLog.admit(System.nanoTime());
+      if (quiet >= 0) {
+        LOG.warn("{}: refused block {} of {} bytes: a slot record holds HFile offsets below 2^40"
+            + " and blocks of 1 byte to 16 MB ({} more since the last such line; at most one "
+            + "line a minute)", name, key, buf.getSerializedLength(), quiet);
+      }
+      return;
+    }
     if (writeBehind.contains(key) || (store.contains(key)
         && !BlockCacheUtil.shouldReplaceExistingCacheBlock(tier, key, buf))) {
       return;
@@ -149,9 +159,9 @@ final class Inserts {
    *       class that holds no slab yet) is admitted.</li>
    *   <li>Otherwise its sketch estimate is compared with that of the block CLOCK would evict
    *       for it ({@link SlabAllocator#admissionVictim}): admitted if higher (or, warm and
-   *       unlucky, at random: {@link Admission#admits}). A victim whose file name the registry
-   *       cannot give in O(1), or no published victim at all, admits a candidate seen at least
-   *       twice.</li>
+   *       unlucky, at random: {@link Admission#admits}). A victim whose file the index no longer
+   *       names (its file dropped meanwhile), or no published victim at all, admits a candidate
+   *       seen at least twice.</li>
    * </ol>
    * Every insert attempt is counted in the sketch first.
    */

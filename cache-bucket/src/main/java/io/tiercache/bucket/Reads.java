@@ -21,7 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The L2's read path: a lookup pins the slot under the index's read lock and the codec
+ * The L2's read path: a lookup pins the slot before its file's index table may change (see
+ * {@code index.FileTable}; the pin's CAS also raises the slot's CLOCK frequency) and the codec
  * materialises the block (zero copy for memory engines, whose block unpins on its last release;
  * a copy for file engines, unpinned at once); a pending block is served from the write-behind.
  * A slot whose checksum fails is dropped and counted.
@@ -116,8 +117,7 @@ final class Reads {
         store.evict(key, h);
         return null;
       }
-      faults.success();
-      slabs.touch(h);
+      faults.success(); // the pin counted the access (CLOCK frequency, slab recency)
       return block;
     } catch (IOException e) {
       if (faults.error("read of " + key, e)) {

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The L2's metadata per cached block, heap and off heap together (issue 15): an L2 sized for
  * {@code N} blocks of 4 KB (HBase's default bucket sizes, so each takes a 5 KB slot of the
- * smallest class, the class the index and slot records are sized for) is filled with {@code N}
- * blocks through {@link BlockStore} — allocation, slot record, index and file registry, as a
- * writer publishes them, without the blocks' bytes (no engine: the bytes are not metadata).
+ * smallest class, the class the slot records are sized for) is filled with {@code N} blocks
+ * through {@link BlockStore} — allocation, slot record, and the index with its per-file tables
+ * and file entries, as a writer publishes them, without the blocks' bytes (no engine: the bytes
+ * are not metadata).
  * Direct bytes are the JVM's direct buffer pool growth from before the allocator and index are
  * built; heap bytes the live-heap growth (after GCs) from the empty store to the full one; both
  * divided by {@code N}. Blocks come from 1,000 files, in offset order per file.
@@ -55,7 +56,7 @@ class MetadataFootprintTest {
     long direct0 = directBytes();
     SlabAllocator slabs = new SlabAllocator(classes, capacity, (int) (4 * MB));
     BlockIndex index = new BlockIndex(SlabAllocator.maxSlotsFor(capacity, (int) (4 * MB),
-        classes), classes.slotsPerSlab(0), BlockStore.slotKeys(slabs));
+        classes), classes.slotsPerSlab(0), BlockStore.slots(slabs));
     BlockStore store = new BlockStore(slabs, index, new TierStats("footprint"), null);
     long direct = directBytes() - direct0;
     long heap0 = liveHeap();
@@ -75,9 +76,9 @@ class MetadataFootprintTest {
     assertEquals(blocks, store.blocks());
     long heap = liveHeap() - heap0;
     System.out.printf("[issue-15] metadata per block at %,d blocks of 4 KB: %.1f B direct "
-        + "(index %,d B, slot records %,d B) + %.1f B heap = %.1f B%n", blocks,
-        (double) direct / blocks, index.offHeapBytes(), slabs.recordBytes(),
-        (double) heap / blocks, (double) (direct + heap) / blocks);
+        + "(slot records %,d B) + %.1f B heap (index tables and file entries %,d B) = %.1f B%n",
+        blocks, (double) direct / blocks, slabs.recordBytes(), (double) heap / blocks,
+        index.heapBytes(), (double) (direct + heap) / blocks);
     store.clear();
     java.lang.ref.Reference.reachabilityFence(store);
   }

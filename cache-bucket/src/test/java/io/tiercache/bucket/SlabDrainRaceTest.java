@@ -60,7 +60,7 @@ class SlabDrainRaceTest {
     engine = Engines.open("offheap", SLAB, SLAB);
     slabs = new SlabAllocator(new SizeClasses(new int[] {16 * KB, 64 * KB}, SLAB), SLAB, SLAB);
     store = new BlockStore(slabs, new BlockIndex(1 << 10,
-        slabs.classes().slotsPerSlab(0), BlockStore.slotKeys(slabs)), new TierStats("drain"), null);
+        slabs.classes().slotsPerSlab(0), BlockStore.slots(slabs)), new TierStats("drain"), null);
     codec = new BlockCodec(engine, ByteBuffAllocator.HEAP, true);
   }
 
@@ -209,7 +209,7 @@ class SlabDrainRaceTest {
     }
     cache("large-1", LARGE);
     assertCached("large-1", LARGE);
-    assertArrayEquals(new long[0], store.files.offsets("small-2"), "no registry entry is left");
+    assertArrayEquals(new long[0], store.index.blockOffsets("small-2"), "no registry entry is left");
     store.checkInvariants(SLAB);
   }
 }

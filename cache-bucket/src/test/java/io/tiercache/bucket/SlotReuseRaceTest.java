@@ -46,7 +46,7 @@ class SlotReuseRaceTest {
     engine = Engines.open("file:" + dir.resolve("l2.data"), SLAB, SLAB);
     slabs = new SlabAllocator(new SizeClasses(new int[] {SLAB}, SLAB), SLAB, SLAB);
     store = new BlockStore(slabs, new BlockIndex(1 << 12,
-        slabs.classes().slotsPerSlab(0), BlockStore.slotKeys(slabs)), new TierStats("race"), null);
+        slabs.classes().slotsPerSlab(0), BlockStore.slots(slabs)), new TierStats("race"), null);
     codec = new BlockCodec(engine, ByteBuffAllocator.HEAP, true);
   }
 

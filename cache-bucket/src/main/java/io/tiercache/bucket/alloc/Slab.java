@@ -4,7 +4,6 @@
 package io.tiercache.bucket.alloc;
 
 import io.tiercache.bucket.meta.BlockMeta;
-import io.tiercache.bucket.meta.BlockRecord;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -12,29 +11,33 @@ import java.nio.ByteOrder;
 
 /**
  * One slab of the L2: a fixed range of engine memory cut into equal slots of one size class,
- * with a free-slot bitmap on heap and one 32-byte record per slot off heap.
+ * with a free-slot bitmap on heap and one 24-byte record per slot off heap.
  *
  * <h2>Memory layout of a slot record (off heap, native byte order)</h2>
  * <pre>
- *   0        4        8                                          28       32
- *   +--------+--------+------------------------------------------+--------+
- *   | state  | fileId |  BlockRecord (20 B; its own byte: freq)  |cachedAt|
- *   +--------+--------+------------------------------------------+--------+
+ *   0        4        8                         16       20   21   22      24
+ *   +--------+--------+-------------------------+--------+----+----+-------+
+ *   | state  | fileId | blockOffset:40|length:24| crc32c |dser|type|cachedAt|
+ *   +--------+--------+-------------------------+--------+----+----+-------+
  *
  *   offset size field
- *     0     4   state        SlotState: bit 31 ALLOCATED, bit 30 EVICTED, bit 29 PUBLISHED,
- *                            bits 0-28 pin count (CAS only)
- *     4     4   fileId       FileRegistry id of the HFile
- *     8     8   blockOffset  where the block starts in its HFile       (BlockRecord)
- *    16     4   length       serialized length of the block             (BlockRecord)
- *    20     4   checksum     CRC32C of the serialized bytes             (BlockRecord)
- *    24     1   freq         CLOCK counter 0..3 (racy by design: a hint; BlockRecord.OWN)
- *    25     1   flags        BlockMeta.F_* bits                         (BlockRecord)
- *    26     1   deser        HBase deserializer id                      (BlockRecord)
- *    27     1   type         BlockType ordinal                          (BlockRecord)
- *    28     4   cachedAt     seconds since the tier started
+ *     0     4   state        SlotState: ALLOCATED, EVICTED, PUBLISHED, CLOCK frequency (2 bits),
+ *                            BlockMeta.F_* flags (3 bits), pin count (24 bits); CAS only
+ *     4     4   fileId       the file's id in the index's registry (HFiles)
+ *     8     8   place        bits 63-24: where the block starts in its HFile (below 2^40, 1 TB);
+ *                            bits 23-0: serialized length - 1 (1 B to 16 MB)
+ *    16     4   checksum     CRC32C of the serialized bytes
+ *    20     1   deser        HBase deserializer id
+ *    21     1   type         BlockType ordinal, 0xff for none
+ *    22     2   cachedAt     minutes since the tier started, modulo 2^16 (45.5 days)
  * </pre>
- * The records of a slab are allocated once, sized for the smallest class, and reused when the
+ * Records are 8-byte aligned (24 is a multiple of 8), so the place word is read in one access.
+ * A block whose offset or length does not fit is refused before it gets a slot
+ * ({@link #fits}); a size class above 16 MB is refused at start-up. The durable records of a
+ * persistent engine keep their own layout ({@code meta.BlockRecord}); all of them are read and
+ * written through {@link BlockMeta}.
+ *
+ * <p>The records of a slab are allocated once, sized for the smallest class, and reused when the
  * slab changes class: at the slab's first {@link #assign}, or before by the tier's background
  * pass ({@link SlabAllocator#allocateRecords}), so building a tier touches no record memory and
  * costs the same at any size; they are freed with the engine's memory when the tier shuts down
@@ -44,25 +47,29 @@ import java.nio.ByteOrder;
  * <h2>Slot life cycle (state word)</h2>
  * <ol>
  *   <li>free: 0. {@link SlabAllocator} sets ALLOCATED when it hands the slot to a writer.</li>
- *   <li>published: the writer fills the record and the engine bytes, then, under the key's stripe
- *       lock, sets PUBLISHED ({@link #markPublished}, under the allocator lock, refused while the
- *       slab drains) and puts the handle in the index. Readers {@link #pin} under the index
- *       segment's read lock. A slot ALLOCATED without PUBLISHED belongs to its writer alone: a
- *       drain or the eviction clock never takes it, and its writer either publishes or frees
- *       it.</li>
- *   <li>evicted: the evictor removes the handle from the index (write lock), then
- *       {@link #markEvicted}: with no pins the slot is freed at once, otherwise EVICTED is set
- *       and the last {@link #unpin} frees it. A slot is never reused while pinned.</li>
+ *   <li>published: the writer fills the record (flags and initial frequency in the state word
+ *       by CAS) and the engine bytes, then, under the key's stripe lock, sets PUBLISHED
+ *       ({@link #markPublished}, under the allocator lock, refused while the slab drains) and
+ *       puts the handle in the index. Readers {@link #pin} a slot found in the index before
+ *       the index may change (see {@code index.FileTable}); a pin is refused unless the slot is
+ *       ALLOCATED and PUBLISHED and not EVICTED. A slot ALLOCATED without PUBLISHED belongs to
+ *       its writer alone: a drain or the eviction clock never takes it, and its writer either
+ *       publishes or frees it.</li>
+ *   <li>evicted: the evictor removes the handle from the index, then {@link #markEvicted}: with
+ *       no pins the slot is freed at once, otherwise EVICTED is set and the last {@link #unpin}
+ *       frees it. A slot is never reused while pinned; a slot that was published is freed only
+ *       this way, never by a plain {@link #give} that a racing pin could miss.</li>
  * </ol>
  *
  * <h2>Concurrency</h2>
  * {@code sizeClass}, {@code slots}, {@code used} and the bitmap are guarded by the allocator's
  * lock. The state word is changed only by CAS. Other record fields are written by the single
  * writer that owns the slot before it is published, and read after a lookup that synchronised
- * with the publication through the index lock.
+ * with the publication through the index (the file id also by {@code BlockIndex#put}, under
+ * the key's stripe lock, before the slot enters the index).
  */
 final class Slab {
-  static final int RECORD = 32;
+  static final int RECORD = 24;
   private static final int ALLOCATED = SlotState.ALLOCATED;
   private static final int EVICTED = SlotState.EVICTED;
   private static final int PUBLISHED = SlotState.PUBLISHED;
@@ -70,16 +77,19 @@ final class Slab {
 
   private static final int O_STATE = 0;
   private static final int O_FILE = 4;
-  /** Where the shared {@link BlockRecord} starts. */
-  private static final int O_BLOCK = 8;
-  private static final int O_BLOCK_OFFSET = O_BLOCK + BlockRecord.BLOCK_OFFSET;
-  private static final int O_LENGTH = O_BLOCK + BlockRecord.LENGTH;
-  private static final int O_CHECKSUM = O_BLOCK + BlockRecord.CHECKSUM;
-  private static final int O_FREQ = O_BLOCK + BlockRecord.OWN;
-  private static final int O_FLAGS = O_BLOCK + BlockRecord.FLAGS;
-  private static final int O_DESER = O_BLOCK + BlockRecord.DESERIALIZER;
-  private static final int O_TYPE = O_BLOCK + BlockRecord.TYPE;
-  private static final int O_CACHED = O_BLOCK + BlockRecord.SIZE;
+  private static final int O_PLACE = 8;
+  private static final int O_CHECKSUM = 16;
+  private static final int O_DESER = 20;
+  private static final int O_TYPE = 21;
+  private static final int O_CACHED = 22;
+
+  /** Bits of the length in the place word. */
+  private static final int LENGTH_BITS = 24;
+  private static final long LENGTH_MASK = (1L << LENGTH_BITS) - 1;
+  /** Largest block a record describes: 16 MB. */
+  static final int MAX_LENGTH = 1 << LENGTH_BITS;
+  /** Block offsets a record describes are below this: 2^40 (1 TB). */
+  static final long BLOCK_OFFSET_LIMIT = 1L << (64 - LENGTH_BITS);
 
   private static final VarHandle INT =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -194,15 +204,20 @@ final class Slab {
     return (int) INT.getVolatile(records, slot * RECORD + O_STATE);
   }
 
-  /** Adds a pin unless the slot is not a live published slot; returns whether pinned. */
+  /**
+   * Adds a pin unless the slot is not a live published slot (or its pins are saturated), and
+   * raises its CLOCK frequency (up to 3) in the same CAS; returns whether pinned.
+   */
   boolean pin(int slot) {
     int at = slot * RECORD + O_STATE;
     while (true) {
       int s = (int) INT.getVolatile(records, at);
-      if ((s & ALLOCATED) == 0 || (s & EVICTED) != 0 || (s & PINS) == PINS) {
+      if ((s & (ALLOCATED | PUBLISHED | EVICTED)) != (ALLOCATED | PUBLISHED)
+          || (s & PINS) == PINS) {
         return false;
       }
-      if (INT.compareAndSet(records, at, s, s + 1)) {
+      int n = SlotState.freq(s) < 3 ? s + 1 + (1 << SlotState.FREQ_SHIFT) : s + 1;
+      if (INT.compareAndSet(records, at, s, n)) {
         return true;
       }
     }
@@ -234,7 +249,7 @@ final class Slab {
     return (s & EVICTED) != 0 && (s & PINS) == 0;
   }
 
-  /** Marks an unpublished slot evicted; returns true if no pin is held (caller frees it now). */
+  /** Marks a slot evicted; returns true if no pin is held (caller frees it now). */
   boolean markEvicted(int slot) {
     int at = slot * RECORD + O_STATE;
     while (true) {
@@ -252,24 +267,80 @@ final class Slab {
     return state(slot) & PINS;
   }
 
+  /** Replaces the state word's bits under {@code mask} with {@code bits}, by CAS. */
+  private void setStateBits(int slot, int mask, int bits) {
+    int at = slot * RECORD + O_STATE;
+    while (true) {
+      int s = (int) INT.getVolatile(records, at);
+      if (INT.compareAndSet(records, at, s, (s & ~mask) | bits)) {
+        return;
+      }
+    }
+  }
+
+  int freq(int slot) {
+    return SlotState.freq(state(slot));
+  }
+
+  /** Sets the CLOCK frequency (0..3); a CAS, as pins change the same word. */
+  void setFreq(int slot, int freq) {
+    setStateBits(slot, SlotState.FREQ, freq << SlotState.FREQ_SHIFT);
+  }
+
+  int flags(int slot) {
+    return SlotState.flags(state(slot));
+  }
+
+  /** Adds {@code flags} to the slot's. */
+  void addFlags(int slot, int flags) {
+    setStateBits(slot, 0, (flags << SlotState.FLAGS_SHIFT) & SlotState.FLAGS);
+  }
+
   // ----- record fields ------------------------------------------------------------------------
 
-  /** Fills the record of {@code slot} from {@code m} (all but the state word). */
+  /** Whether a record can describe a block at {@code blockOffset}, {@code length} bytes long. */
+  static boolean fits(long blockOffset, int length) {
+    return blockOffset >= 0 && blockOffset < BLOCK_OFFSET_LIMIT && length > 0
+        && length <= MAX_LENGTH;
+  }
+
+  /**
+   * Fills the record of {@code slot} from {@code m}: the fields, and the flags and
+   * {@link BlockMeta#initialFreq} in the state word.
+   *
+   * @throws IllegalArgumentException if {@code m}'s block offset or length does not fit
+   *     ({@link #fits}); callers refuse such blocks first
+   */
   void write(int slot, BlockMeta m) {
+    if (!fits(m.blockOffset, m.length)) {
+      throw new IllegalArgumentException("a slot record cannot describe " + m);
+    }
     int at = slot * RECORD;
     records.putInt(at + O_FILE, m.fileId);
-    BlockRecord.put(records, at + O_BLOCK, m);
-    records.put(at + O_FREQ, (byte) m.freq);
-    records.putInt(at + O_CACHED, m.cachedAt);
+    records.putLong(at + O_PLACE, (m.blockOffset << LENGTH_BITS) | (m.length - 1));
+    records.putInt(at + O_CHECKSUM, m.checksum);
+    records.put(at + O_DESER, (byte) m.deserializer);
+    records.put(at + O_TYPE, (byte) m.type);
+    records.putShort(at + O_CACHED, (short) m.cachedAt);
+    setStateBits(slot, SlotState.FREQ | SlotState.FLAGS,
+        (BlockMeta.initialFreq(m.flags) << SlotState.FREQ_SHIFT)
+            | ((m.flags << SlotState.FLAGS_SHIFT) & SlotState.FLAGS));
   }
 
   /** Reads the record of {@code slot} into {@code m} (not its handle or size class). */
   BlockMeta read(int slot, BlockMeta m) {
     int at = slot * RECORD;
+    int state = state(slot);
+    long place = records.getLong(at + O_PLACE);
     m.fileId = records.getInt(at + O_FILE);
-    BlockRecord.get(records, at + O_BLOCK, m);
-    m.freq = records.get(at + O_FREQ);
-    m.cachedAt = records.getInt(at + O_CACHED);
+    m.blockOffset = place >>> LENGTH_BITS;
+    m.length = (int) (place & LENGTH_MASK) + 1;
+    m.checksum = records.getInt(at + O_CHECKSUM);
+    m.flags = SlotState.flags(state);
+    m.deserializer = records.get(at + O_DESER) & 0xff;
+    m.type = records.get(at + O_TYPE) & 0xff;
+    m.freq = SlotState.freq(state);
+    m.cachedAt = records.getShort(at + O_CACHED) & 0xffff;
     return m;
   }
 
@@ -277,32 +348,20 @@ final class Slab {
     return records.getInt(slot * RECORD + O_FILE);
   }
 
+  void setFileId(int slot, int fileId) {
+    records.putInt(slot * RECORD + O_FILE, fileId);
+  }
+
   long blockOffset(int slot) {
-    return records.getLong(slot * RECORD + O_BLOCK_OFFSET);
+    return records.getLong(slot * RECORD + O_PLACE) >>> LENGTH_BITS;
   }
 
   int length(int slot) {
-    return records.getInt(slot * RECORD + O_LENGTH);
+    return (int) (records.getLong(slot * RECORD + O_PLACE) & LENGTH_MASK) + 1;
   }
 
   int checksum(int slot) {
     return records.getInt(slot * RECORD + O_CHECKSUM);
-  }
-
-  int freq(int slot) {
-    return records.get(slot * RECORD + O_FREQ);
-  }
-
-  void setFreq(int slot, int freq) {
-    records.put(slot * RECORD + O_FREQ, (byte) freq);
-  }
-
-  int flags(int slot) {
-    return records.get(slot * RECORD + O_FLAGS) & 0xff;
-  }
-
-  void setFlags(int slot, int flags) {
-    records.put(slot * RECORD + O_FLAGS, (byte) flags);
   }
 
   int deserializer(int slot) {
@@ -314,7 +373,7 @@ final class Slab {
   }
 
   int cachedAt(int slot) {
-    return records.getInt(slot * RECORD + O_CACHED);
+    return records.getShort(slot * RECORD + O_CACHED) & 0xffff;
   }
 
   long recordBytes() {

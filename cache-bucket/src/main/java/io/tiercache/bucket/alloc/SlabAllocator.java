@@ -43,11 +43,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * reader that never releases a block can hold a drain open.
  *
  * <p>Otherwise the class evicts one of its own blocks by CLOCK ({@link Clock}, which sees the
- * class through a {@link ClockView}); {@link #touch} raises a slot's frequency on a hit.
+ * class through a {@link ClockView}); a reader's {@link #pin} raises a slot's frequency.
  *
  * <h2>Concurrency</h2>
  * All methods take {@code lock}, except the slot-state operations ({@link #pin},
- * {@link #unpin}, record reads), which are lock free. Writers and evictors contend for the lock;
+ * {@link #unpin}, record reads and writes), which are lock free. Writers and evictors contend for the lock;
  * readers never take it, except to free a slot whose eviction they outlived.
  */
 public final class SlabAllocator {
@@ -69,7 +69,7 @@ public final class SlabAllocator {
 
   /** What {@link #reclaim} tells the caller to do. */
   public static final class Reclaim {
-    /** Handles to evict: remove from the index, then call {@link #evicted}. */
+    /** Handles to evict: remove from the index, then call {@link #free}. */
     public final long[] victims;
     /** True if the victims drain a whole slab for another class. */
     public final boolean rebalance;
@@ -219,10 +219,20 @@ public final class SlabAllocator {
   }
 
   /**
-   * Returns a slot to its slab: at once for a slot that was never published or whose eviction
-   * found no pin, or from the reader that dropped the last pin of an evicted slot.
+   * Frees a slot that is not (or no longer) in the index: a writer's slot it will not publish
+   * (or whose publication was refused), or a slot just removed from the index. Freed now if no
+   * reader pins it, else marked so that the last {@link #unpin} frees it. Never a plain free: a
+   * reader can pin a published slot it found through an index read that its validation then
+   * rejects ({@code index.FileTable}), and that pin must not outlive the slot.
    */
   public void free(long handle) {
+    if (slabs[Handles.slab(handle)].markEvicted(Handles.slot(handle))) {
+      giveBack(handle);
+    }
+  }
+
+  /** Returns a slot to its slab's free bitmap (no pin left, evicted or never published). */
+  private void giveBack(long handle) {
     lock.lock();
     try {
       Slab s = slabs[Handles.slab(handle)];
@@ -430,50 +440,54 @@ public final class SlabAllocator {
 
   // ----- slot state and records (lock free) -------------------------------------------------
 
-  /** Pins a published slot for a reader; false if it is being evicted. */
+  /**
+   * Pins a live published slot for a reader and counts the access: CLOCK frequency up to 3 in
+   * the pin's CAS (no separate write), and the slab's recency for rebalancing. False if the
+   * slot is not live and published (free, its writer's, being evicted) or its pins are
+   * saturated.
+   */
   public boolean pin(long handle) {
     Slab s = slabs[Handles.slab(handle)];
-    return s.pin(Handles.slot(handle));
+    if (!s.pin(Handles.slot(handle))) {
+      return false;
+    }
+    s.lastAccess = System.nanoTime();
+    return true;
   }
 
   /** Drops a reader's pin, freeing the slot if it was evicted meanwhile and this was the last. */
   public void unpin(long handle) {
     if (slabs[Handles.slab(handle)].unpin(Handles.slot(handle))) {
-      free(handle);
+      giveBack(handle);
     }
   }
 
   /**
-   * Called after {@code handle} was removed from the index: frees it now, or marks it so the
-   * last reader frees it.
+   * Whether a block at {@code blockOffset} of its HFile, {@code length} bytes long, fits a slot
+   * record (offset below 2^40, length 1 B to 16 MB); a block that does not is refused before it
+   * takes a slot.
    */
-  public void evicted(long handle) {
-    if (slabs[Handles.slab(handle)].markEvicted(Handles.slot(handle))) {
-      free(handle);
-    }
+  public static boolean fits(long blockOffset, int length) {
+    return Slab.fits(blockOffset, length);
   }
 
-  /** Records a hit for CLOCK and rebalancing: frequency up to 3 (in-memory blocks stay at 3). */
-  public void touch(long handle) {
-    Slab s = slabs[Handles.slab(handle)];
-    int slot = Handles.slot(handle);
-    int f = s.freq(slot);
-    if (f < 3) {
-      s.setFreq(slot, f + 1);
-    }
-    s.lastAccess = System.nanoTime();
-  }
+  /** The largest block a slot record describes, and so the largest size class (16 MB). */
+  public static final int MAX_BLOCK_LENGTH = Slab.MAX_LENGTH;
 
   /**
    * Fills the record of a slot the caller allocated (or claimed at restore) from {@code m},
    * before publishing it in the index; the CLOCK frequency starts at
    * {@link BlockMeta#initialFreq} whatever {@code m.freq} says.
+   *
+   * @throws IllegalArgumentException if the block does not {@link #fits fit} a record
    */
   public void describe(long handle, BlockMeta m) {
-    Slab s = slabs[Handles.slab(handle)];
-    int slot = Handles.slot(handle);
-    s.write(slot, m);
-    s.setFreq(slot, BlockMeta.initialFreq(m.flags));
+    slabs[Handles.slab(handle)].write(Handles.slot(handle), m);
+  }
+
+  /** Sets the file id of slot {@code h}'s record (see {@code BlockIndex#put}). */
+  public void fileId(long h, int fileId) {
+    slabs[Handles.slab(h)].setFileId(Handles.slot(h), fileId);
   }
 
   /** Reads the record of slot {@code h} into {@code m}, with its handle and size class. */
@@ -505,9 +519,9 @@ public final class SlabAllocator {
     return slabs[Handles.slab(h)].flags(Handles.slot(h));
   }
 
+  /** Adds {@code flags} to the record's (a CAS on the state word). */
   public void addFlags(long h, int flags) {
-    Slab s = slabs[Handles.slab(h)];
-    s.setFlags(Handles.slot(h), s.flags(Handles.slot(h)) | flags);
+    slabs[Handles.slab(h)].addFlags(Handles.slot(h), flags);
   }
 
   public int deserializer(long h) {
@@ -518,6 +532,7 @@ public final class SlabAllocator {
     return slabs[Handles.slab(h)].type(Handles.slot(h));
   }
 
+  /** Minutes since the tier started when the block was cached, modulo 2^16 (see Slab). */
   public int cachedAt(long h) {
     return slabs[Handles.slab(h)].cachedAt(Handles.slot(h));
   }

@@ -6,12 +6,15 @@ package io.tiercache.bucket.alloc;
 /**
  * The state word of a slot record ({@link Slab}, bytes 0..3), changed only by CAS:
  * <pre>
- *   31         30        29          28                                 0
- *   +----------+---------+-----------+----------------------------------+
- *   |ALLOCATED | EVICTED | PUBLISHED |        pin count (PINS)          |
- *   +----------+---------+-----------+----------------------------------+
+ *   31         30        29          28  27 26     24 23                  0
+ *   +----------+---------+-----------+------+--------+--------------------+
+ *   |ALLOCATED | EVICTED | PUBLISHED | FREQ | FLAGS  |  pin count (PINS)  |
+ *   +----------+---------+-----------+------+--------+--------------------+
  * </pre>
- * 0 is a free slot. See {@link Slab} for the life cycle.
+ * 0 is a free slot. See {@link Slab} for the life cycle. FREQ is the CLOCK frequency (0..3),
+ * raised by a reader's pin in the same CAS, so a hit writes nothing else; FLAGS are the block's
+ * {@code BlockMeta.F_*} bits (in-memory, data, verified). A pin count at PINS (16,777,215)
+ * refuses further pins (the read is then a miss), it never overflows into FLAGS.
  *
  * <p>Constants and pure functions; thread safe.
  */
@@ -19,8 +22,22 @@ public final class SlotState {
   public static final int ALLOCATED = 1 << 31;
   public static final int EVICTED = 1 << 30;
   public static final int PUBLISHED = 1 << 29;
+  static final int FREQ_SHIFT = 27;
+  static final int FREQ = 3 << FREQ_SHIFT;
+  static final int FLAGS_SHIFT = 24;
+  static final int FLAGS = 7 << FLAGS_SHIFT;
   /** Mask of the pin count (also its saturation value). */
-  public static final int PINS = PUBLISHED - 1;
+  public static final int PINS = (1 << FLAGS_SHIFT) - 1;
+
+  /** The CLOCK frequency of a state word. */
+  public static int freq(int state) {
+    return (state & FREQ) >>> FREQ_SHIFT;
+  }
+
+  /** The {@code BlockMeta.F_*} flags of a state word. */
+  public static int flags(int state) {
+    return (state & FLAGS) >>> FLAGS_SHIFT;
+  }
 
   private SlotState() {}
 

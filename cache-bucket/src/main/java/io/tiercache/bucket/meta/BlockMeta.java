@@ -9,7 +9,7 @@ import io.tiercache.bucket.alloc.Handles;
  * What the L2 knows about one cached block, defined once: the slot record ({@code alloc.Slab}),
  * the durable index of a persistent engine ({@code engine.DurableIndex}, {@code cache-pmem}'s
  * pool records), the checkpoint ({@code persist.Checkpoint}) and the restore all read and write
- * their records through this type, and the bytes every record shares through
+ * their records through this type; the durable records (pool, journal) share one layout,
  * {@link BlockRecord}.
  *
  * <p>A mutable carrier, not an entity: a checkpoint or a restore reuses one instance for every
@@ -56,7 +56,10 @@ public final class BlockMeta {
   public int type;
   /** CLOCK frequency 0..3. */
   public int freq;
-  /** Seconds since the tier started when the block was cached. */
+  /**
+   * When the block was cached: minutes since the tier started, modulo 2^16, as the slot record
+   * keeps it ({@code alloc.Slab}; 0 for a restored block).
+   */
   public int cachedAt;
 
   /** Whether {@link #F_DATA} is set. */

@@ -6,10 +6,13 @@ package io.tiercache.bucket.meta;
 import java.nio.ByteBuffer;
 
 /**
- * The bytes of a {@link BlockMeta} that every off-heap record of a block shares, at one place
- * in each: the slot record ({@code alloc.Slab}, at its byte 8) and {@code cache-pmem}'s durable
- * block record ({@code PoolIndex}, at its byte 8). Each record adds its own head (state word and
- * file id; seal) and tail (cached-at time; file and region names) around it.
+ * The bytes of a {@link BlockMeta} that the durable records of a block share, at one place in
+ * each: {@code cache-pmem}'s durable block record ({@code PoolIndex}, at its byte 8) and the
+ * journal's PUBLISH record ({@code persist.LogRecords}). Each record adds its own head (seal;
+ * record type, handle and file id) and tail (file and region names) around it. Both are formats
+ * on disk or in a pool, so this layout does not change without a new format version. The slot
+ * record ({@code alloc.Slab}, 24 bytes) packs the same {@link BlockMeta} fields more tightly and
+ * does not embed this layout.
  *
  * <h2>Memory layout (20 bytes, the buffer's byte order)</h2>
  * <pre>
@@ -22,8 +25,8 @@ import java.nio.ByteBuffer;
  *     0     8   blockOffset   where the block starts in its HFile
  *     8     4   length        serialized length
  *    12     4   checksum      CRC32C of the serialized bytes
- *    16     1   (own)         the holding record's byte: CLOCK frequency in a slot record,
- *                             size class in a durable record; not read or written here
+ *    16     1   (own)         the holding record's byte (the size class in both); not read or
+ *                             written here
  *    17     1   flags         BlockMeta.F_* bits
  *    18     1   deserializer  HBase deserializer id (a name-table index in a durable record)
  *    19     1   type          BlockType ordinal, 0xff for none

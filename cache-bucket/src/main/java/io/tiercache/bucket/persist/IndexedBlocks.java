@@ -5,11 +5,10 @@ package io.tiercache.bucket.persist;
 
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.index.BlockIndex;
-import io.tiercache.core.file.FileRegistry;
 
 /**
  * What checkpoints and restores see of the L2's bookkeeping (the tier's {@code BlockStore}):
- * the allocator with its slot records, the index and the file registry, which a checkpoint
+ * the allocator with its slot records and the index with its files, which a checkpoint
  * reads and a restore fills, with the counters they keep in step.
  *
  * <p>Implementations are thread safe; a restore runs before the tier takes inserts.
@@ -17,9 +16,8 @@ import io.tiercache.core.file.FileRegistry;
 public interface IndexedBlocks {
   SlabAllocator slabs();
 
+  /** The index, with its files ({@link BlockIndex#files}). */
   BlockIndex index();
-
-  FileRegistry files();
 
   /** Publications and removals so far: a checkpoint is written only when this moved. */
   long mutations();

@@ -4,7 +4,7 @@
 package io.tiercache.bucket.persist;
 
 import io.tiercache.bucket.meta.BlockMeta;
-import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.HFiles;
 import java.nio.ByteBuffer;
 
 /**
@@ -38,7 +38,7 @@ public final class Journal {
   /** Bytes of records the journal holds between two persistence runs. */
   public static final int CAPACITY = 4 << 20;
 
-  private final FileRegistry files;
+  private final HFiles<?> files;
   private final byte[] ring = new byte[CAPACITY];
   private final ByteBuffer scratch = ByteBuffer.allocate(LogRecords.PUBLISH_SIZE
       + LogRecords.fileSize(new byte[LogRecords.MAX_NAME], new byte[LogRecords.MAX_NAME]));
@@ -47,7 +47,7 @@ public final class Journal {
   private long[] named = new long[16]; // file ids named since the epoch began
   private boolean overflowed;
 
-  public Journal(FileRegistry files) {
+  public Journal(HFiles<?> files) {
     this.files = files;
   }
 

@@ -234,12 +234,9 @@ final class LogRestore {
 
   /** A journaled publication: the key's old slot and the slot's old block go first. */
   private void republish() {
-    int fileId = blocks.files().idOf(m.file);
-    if (fileId >= 0) {
-      long old = blocks.index().peek(fileId, m.blockOffset);
-      if (old != Handles.NONE) {
-        blocks.evictRestored(old);
-      }
+    long old = blocks.index().peek(m.file, m.blockOffset);
+    if (old != Handles.NONE) {
+      blocks.evictRestored(old);
     }
     if (inClass(m.handle, m.sizeClass)) {
       blocks.evictRestored(m.handle); // the slot's block, if the index holds it there
@@ -257,8 +254,7 @@ final class LogRestore {
   }
 
   private void remove(String file, long blockOffset, long h) {
-    int fileId = blocks.files().idOf(file);
-    if (fileId >= 0 && blocks.index().peek(fileId, blockOffset) == h) {
+    if (blocks.index().peek(file, blockOffset) == h) {
       blocks.evictRestored(h);
     }
   }
@@ -294,7 +290,6 @@ final class LogRestore {
     if (fromJournal == 0) {
       return false; // claim() still refuses a second copy of a key
     }
-    int fileId = blocks.files().idOf(r.file);
-    return fileId >= 0 && blocks.index().peek(fileId, r.blockOffset) != Handles.NONE;
+    return blocks.index().peek(r.file, r.blockOffset) != Handles.NONE;
   }
 }

@@ -12,7 +12,7 @@ import io.tiercache.bucket.meta.BlockMeta;
 import io.tiercache.bucket.meta.Deserializers;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
-import io.tiercache.core.file.FileRegistry;
+import io.tiercache.core.file.HFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -63,7 +63,7 @@ final class Persistence {
   private final IndexedBlocks blocks;
   private final SlabAllocator slabs;
   private final BlockIndex index;
-  private final FileRegistry files;
+  private final HFiles<?> files;
   private final FileGuard.Lock lock;
   /** The checkpoint's write buffer, reused by every checkpoint (checkpoint thread only). */
   private final byte[] buffer = new byte[CHECKPOINT_BUFFER];
@@ -102,7 +102,7 @@ final class Persistence {
     this.blocks = blocks;
     this.slabs = blocks.slabs();
     this.index = blocks.index();
-    this.files = blocks.files();
+    this.files = blocks.index().files();
     this.geometry = geometry;
     this.journal = new Journal(files);
   }

@@ -7,7 +7,6 @@ import io.tiercache.bucket.alloc.Handles;
 import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.bucket.index.BlockIndex;
 import io.tiercache.bucket.meta.BlockMeta;
-import io.tiercache.core.file.FileRegistry;
 
 /**
  * The one restore step, whatever the records come from (a checkpoint file or an engine's durable
@@ -19,7 +18,6 @@ import io.tiercache.core.file.FileRegistry;
 final class SlotClaims {
   private final SlabAllocator slabs;
   private final BlockIndex index;
-  private final FileRegistry files;
   private final IndexedBlocks blocks;
   private int restored;
 
@@ -27,7 +25,6 @@ final class SlotClaims {
     this.blocks = blocks;
     this.slabs = blocks.slabs();
     this.index = blocks.index();
-    this.files = blocks.files();
   }
 
   /**
@@ -40,24 +37,21 @@ final class SlotClaims {
    */
   boolean claim(BlockMeta m) {
     long h = m.handle;
-    if (!fits(m.sizeClass, m.length) || !slabs.restore(h, m.sizeClass)) {
+    if (!fits(m.sizeClass, m.length) || !SlabAllocator.fits(m.blockOffset, m.length)
+        || index.peek(m.file, m.blockOffset) != Handles.NONE
+        || !slabs.restore(h, m.sizeClass)) {
       return false;
     }
-    m.fileId = files.add(m.file, m.blockOffset, m.length, m.isData(), m.region);
+    m.fileId = index.idFor(m.file);
     m.flags &= ~BlockMeta.F_VERIFIED;
     m.cachedAt = 0;
     slabs.describe(h, m);
-    long old = index.put(m.fileId, m.blockOffset, h);
+    long old = index.put(m.file, m.region, m.blockOffset, h);
     if (old == BlockIndex.FULL) {
-      files.remove(m.file, m.blockOffset, m.length, m.isData());
       slabs.free(h);
       return false;
     }
-    if (old != Handles.NONE) {
-      index.put(m.fileId, m.blockOffset, old);
-      slabs.free(h);
-      return false;
-    }
+    m.fileId = slabs.fileId(h);
     blocks.restored(h);
     restored++;
     return true;

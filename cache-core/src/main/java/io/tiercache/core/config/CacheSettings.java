@@ -129,7 +129,7 @@ public final class CacheSettings {
   public static final Setting<int[]> L2_BUCKET_SIZES = define(Setting.custom(
       "hbase.bucketcache.bucket.sizes", "bytes", HBASE_BUCKET_SIZES.clone(),
       "a comma-separated, strictly increasing list of multiples of 256, each at most the slab "
-          + "size",
+          + "size and at most 16m (16777216, the longest block an L2 slot record describes)",
       CacheSettings::parseIntList, CacheSettings::validBucketSizes, CacheSettings::printIntList,
       "Slot sizes of the L2's size classes (HBase's fourteen by default); a block goes to "
           + "the smallest slot that holds its serialized form. Blocks larger than the largest "
@@ -346,12 +346,16 @@ public final class CacheSettings {
     return out;
   }
 
+  /** The largest bucket size: 16 MB, the longest block an L2 slot record's 24 bits describe. */
+  public static final int MAX_BUCKET_SIZE = 1 << 24;
+
   private static boolean validBucketSizes(int[] sizes) {
     if (sizes.length == 0 || sizes.length > 255) {
       return false;
     }
     for (int i = 0; i < sizes.length; i++) {
-      if (sizes[i] <= 0 || sizes[i] % 256 != 0 || (i > 0 && sizes[i] <= sizes[i - 1])) {
+      if (sizes[i] <= 0 || sizes[i] % 256 != 0 || sizes[i] > MAX_BUCKET_SIZE
+          || (i > 0 && sizes[i] <= sizes[i - 1])) {
         return false;
       }
     }

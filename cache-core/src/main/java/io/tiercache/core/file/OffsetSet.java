@@ -9,12 +9,13 @@ import java.util.Arrays;
  * A set of non-negative {@code long} block offsets, open addressing with linear probing, no
  * boxing: about 11–21 bytes per offset on heap instead of ~80 for a set of {@code Long}.
  *
- * <p>Not thread safe: {@link FileRegistry} guards each set with the lock of its file entry.
+ * <p>Not thread safe: {@link FileRegistry} guards each set with the monitor of its file's
+ * {@link HFiles.Entry}.
  *
  * <p>Removal uses backward-shift deletion, so no tombstones accumulate and a probe ends at the
  * first empty slot.
  */
-final class OffsetSet {
+final class OffsetSet implements HFiles.Blocks {
   private static final long EMPTY = -1L;
   private static final int MIN_CAPACITY = 4;
 
@@ -36,7 +37,8 @@ final class OffsetSet {
     return (int) (h ^ (h >>> 32)) & mask;
   }
 
-  int size() {
+  @Override
+  public int size() {
     return size;
   }
 
@@ -118,7 +120,8 @@ final class OffsetSet {
     return out;
   }
 
-  long heapBytes() {
+  @Override
+  public long heapBytes() {
     return 16L + 8L * slots.length;
   }
 

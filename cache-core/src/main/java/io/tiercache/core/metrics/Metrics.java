@@ -66,7 +66,8 @@ public final class Metrics {
   public static final Metric DATA_BLOCKS = define("{tier}_dataBlockCount", Kind.GAUGE, "blocks",
       "Cached data blocks.");
   public static final Metric HEAP_SIZE = define("{tier}_heapSize", Kind.GAUGE, "bytes",
-      "The tier's footprint on the Java heap (the L2's: its file registry and write queue).");
+      "The tier's footprint on the Java heap (the L2's: its index, admission sketch and write "
+          + "queue).");
   public static final Metric UNEXPECTED = define("{tier}_unexpectedFailures", Kind.COUNTER,
       "failures", "Failures other than I/O errors caught at the tier's boundary; each dropped "
           + "a block or answered a miss. Any is a bug to report.");
