@@ -99,9 +99,12 @@ final class Slab {
   private final int maxSlots;
   /**
    * Null until allocated (under the allocator lock, before the slab's first slot is handed
-   * out); readers reach it only through a handle published after that.
+   * out), then never changed; every handle any reader meets was handed out after that.
+   * Volatile because a lookup under an optimistic read may meet a handle without having
+   * synchronised with its publication (it is validated after): it must still see the buffer
+   * (a plain load on x86).
    */
-  private ByteBuffer records;
+  private volatile ByteBuffer records;
 
   int sizeClass = -1;
   int slots;
