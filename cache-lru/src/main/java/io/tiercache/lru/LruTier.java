@@ -214,6 +214,30 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     return fromVictim;
   }
 
+  /**
+   * A lookup of this tier alone: a hit is as in {@link #getBlock} (one reference taken for the
+   * caller, counted when {@code updateCacheMetrics}, recorded for the policy); a miss is not
+   * counted and the victim cache is not asked. The combined cache's hot mode looks here first
+   * and counts a miss in the tier HBase counts it in: one map lookup instead of a
+   * {@link #containsBlock} and a {@link #getBlock}.
+   */
+  public Cacheable getIfPresent(BlockCacheKey key, boolean caching, boolean updateCacheMetrics) {
+    try {
+      Node node = map.get(key);
+      if (node == null || !RefCounts.tryRetain(node.block)) {
+        return null;
+      }
+      if (updateCacheMetrics) {
+        stats.hit(caching, key.isPrimary(), key.getBlockType());
+      }
+      recordAccess(node);
+      return node.block;
+    } catch (Throwable t) { // nothing leaves a BlockCache method: a failure is a miss
+      unexpected("getBlock of " + key, t);
+      return null;
+    }
+  }
+
   private void recordAccess(Node node) {
     boolean record = recordHits || node.queue == Node.PROBATION;
     if (record && readBuffer.offer(node) == ReadBuffer.FULL && evictionLock.tryLock()) {
@@ -334,6 +358,32 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
       }
     } finally {
       handOff(evicted);
+    }
+  }
+
+  /**
+   * Whether a data block of {@code heapSize} bytes that this tier does not hold would win its
+   * place if it were cached now (see {@code Policy#wouldAdmit}: room for it, or a sketch
+   * estimate above that of the block the admission duel would evict). A block that would lose
+   * is counted as an admission reject and its attempt as a sighting, as {@link #cacheBlock}
+   * would count them; nothing is cached. The combined cache's hot mode asks before it copies a
+   * block out of the L2, so that a copy the duel would throw away at once is never made. Answers
+   * true when the eviction lock is busy (the insert then decides, as without this question).
+   */
+  public boolean wouldAdmit(BlockCacheKey key, long heapSize) {
+    try {
+      if (shutdown || !evictionLock.tryLock()) {
+        return !shutdown;
+      }
+      try {
+        drainReads();
+        return policy.wouldAdmit(key.hashCode(), heapSize + key.heapSize() + Node.OVERHEAD);
+      } finally {
+        evictionLock.unlock();
+      }
+    } catch (Throwable t) { // nothing leaves this tier: the insert decides
+      unexpected("wouldAdmit of " + key, t);
+      return true;
     }
   }
 
@@ -522,6 +572,23 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
       evictionLock.unlock();
     }
     handOff(evicted);
+  }
+
+  /**
+   * With {@code first}, index, bloom and in-memory blocks give way only once no other block is
+   * left, as with {@code hbase.lru.rs.inmemoryforcemode=true}, whatever that key says. The
+   * combined cache's hot mode sets it: there the L1's data blocks are copies of hot L2 blocks,
+   * and a copy must not push out the index and bloom blocks that HBase's placement keeps on
+   * heap (measured on the showdown's {@code hbase-64k-3x}: without it, a quarter of the index
+   * and bloom reads went to the L2; docs/benchmarks.md). Evicts nothing by itself.
+   */
+  public void setMemoryFirst(boolean first) {
+    evictionLock.lock();
+    try {
+      policy.setMemoryFirst(first);
+    } finally {
+      evictionLock.unlock();
+    }
   }
 
   @Override
