@@ -57,10 +57,13 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code inclusive}: {@link #cacheBlock} writes both tiers; an L2 hit that passes the
  *       filter is cached in the L1 and stays in the L2; L1 victims are simply dropped.</li>
  *   <li>{@code hot}: {@code hbase}'s placement; an L2 hit on a data block that passes the filter
- *       is copied into the L1, and the L1's index and bloom victims go to the L2. Its promotion
+ *       and that the L1 would keep ({@link LruTier#wouldAdmit}: no copy is made for the L1 to
+ *       throw away) is copied into the L1, whose index and bloom blocks give way to no data copy
+ *       ({@link LruTier#setMemoryFirst}); the L1's index and bloom victims go to the L2. Its
+ *       promotion
  *       ({@code tiercache.combined.hot.promotion}): {@code copy} keeps the L2 copy and drops the
- *       L1's data victims; {@code move} frees the L2 copy at the copy's first L1 hit (a copy the
- *       L1 throws away unread cost no L2 write) and offers the L1's data victims that the L2 no
+ *       L1's data victims; {@code move} frees the L2 copy at the copy's first L1 hit (found in
+ *       {@link PendingMoves}; a copy the L1 throws away unread cost no L2 write) and offers the L1's data victims that the L2 no
  *       longer holds back to the L2 through its admission filter. A victim and a concurrent
  *       first hit may race so that the block leaves both tiers: a lost hit, never wrong
  *       bytes.</li>
@@ -85,9 +88,9 @@ import org.slf4j.LoggerFactory;
  * first only if HBase's {@code shouldReplaceExistingCacheBlock} says so).
  *
  * <h3>Size</h3>
- * About 640 lines, over the style guide's 600: the promotion filter, the split residency and
- * the metrics publication already live apart ({@code PromotionFilter}, {@link SplitResidency},
- * {@code Publication}); what stays is HBase's whole {@code BlockCache} surface over two tiers,
+ * About 660 lines, over the style guide's 600: the promotion filter, the pending moves, the split
+ * residency and the metrics publication already live apart ({@code PromotionFilter},
+ * {@link PendingMoves}, {@link SplitResidency}, {@code Publication}); what stays is HBase's whole {@code BlockCache} surface over two tiers,
  * each method deciding per mode which tier answers, and the L1's small victim hand-off.
  */
 public class TieredBlockCache extends CombinedBlockCache {
@@ -284,8 +287,9 @@ public class TieredBlockCache extends CombinedBlockCache {
   /**
    * Hot mode's lookup, with HBase's accounting: the L1 if it holds the key, else the L2; a hit
    * counts in the tier that served it, a miss in the tier the block type belongs to (index and
-   * bloom: the L1; data: the L2). An L2 hit on a data block that passes the promotion rule is
-   * then copied into the L1 (copied, not moved: the L1 may drop it again at no cost). Unlike
+   * bloom: the L1; data: the L2). An L2 hit on a data block that passes the promotion rule, and
+   * that the L1 says it would keep, is then copied into the L1 (copied, not moved: the L1 may
+   * drop it again at no cost). Unlike
    * {@link CombinedBlockCache#getBlock}, an index or bloom block found in the L2 (where hot mode
    * demotes the L1's index and bloom victims) is an expected hit, not a warning; it stays in the
    * L2 (served zero-copy from there) until it is missed and cached anew.
@@ -328,9 +332,14 @@ public class TieredBlockCache extends CombinedBlockCache {
       if (hotMove) {
         moves.promoted(key);
       }
-      l1.cacheBlock(key, block, hotMove && l2.isInMemory(key));
-      adaptCopies();
-      promotions.increment();
+      // Never waits for the L1's lock: the block is served from the L2 already, and a copy
+      // skipped now is tried again at its next L2 hit.
+      if (l1.cacheBlockIfIdle(key, block, hotMove && l2.isInMemory(key))) {
+        adaptCopies();
+        promotions.increment();
+      } else if (hotMove) {
+        moves.left(key);
+      }
     }
     return block;
   }

@@ -14,6 +14,8 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -130,5 +132,50 @@ class LruTierPromotionApiTest {
       tier.checkInvariants();
       tier.shutdown();
     }
+  }
+
+  @Test
+  void cacheBlockIfIdle_cachesWhenTheLockIsFree_neverWaitsWhenItIsHeld() throws Exception {
+    LruTier tier = LruTier.builder().maxSize(4L * 1024 * KB).build();
+    BlockCacheKey first = data("f", 1);
+    HFileBlock b1 = TestBlocks.heap("f", first.getOffset(), 16 * KB, BlockType.DATA);
+    assertTrue(tier.cacheBlockIfIdle(first, b1, false));
+    assertTrue(tier.containsBlock(first));
+    b1.release();
+
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    Thread holder = new Thread(() -> {
+      tier.evictionLock.lock();
+      try {
+        held.countDown();
+        done.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        tier.evictionLock.unlock();
+      }
+    });
+    holder.start();
+    assertTrue(held.await(30, TimeUnit.SECONDS));
+    BlockCacheKey second = data("f", 2);
+    HFileBlock b2 = TestBlocks.heap("f", second.getOffset(), 16 * KB, BlockType.DATA);
+    long rejects = tier.getStats().admissionRejected();
+    int refs = b2.refCnt();
+    try {
+      assertFalse(tier.wouldAdmit(second, 16 * KB), "busy: no answer that would wait");
+      assertFalse(tier.cacheBlockIfIdle(second, b2, false), "busy: not cached, no wait");
+    } finally {
+      done.countDown();
+      holder.join();
+    }
+    assertFalse(tier.containsBlock(second));
+    assertEquals(rejects, tier.getStats().admissionRejected(), "a busy lock is no reject");
+    assertEquals(refs, b2.refCnt(), "the caller's references are untouched, nothing kept");
+    assertTrue(tier.cacheBlockIfIdle(second, b2, false), "free again: cached");
+    b2.release();
+    TestBlocks.assertBlock(second, 16 * KB, BlockType.DATA, tier.getIfPresent(second, true, true));
+    tier.checkInvariants();
+    tier.shutdown();
   }
 }
