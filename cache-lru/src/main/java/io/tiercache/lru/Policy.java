@@ -201,15 +201,22 @@ final class Policy {
    * were added now: the cache has room for it, or its estimated frequency, counting the insert's
    * own sighting, beats that of PROBATION's oldest block (the block the TinyLFU duel would evict
    * for it), or with PROBATION empty that of PROTECTED's oldest (the block demoted into the duel
-   * next); with both empty it wins. When it would not, the attempt is counted in the sketch as
-   * {@link #add} would count it, so a block offered again and again still earns its place.
+   * next); with both empty it wins, unless MEMORY gives way last (force mode or
+   * {@link #setMemoryFirst}) and leaves no room for it, when it would be evicted at once. When
+   * it would not win, the attempt is counted in the sketch as {@link #add} would count it, so a
+   * block offered again and again still earns its place.
    */
   boolean wouldAdmit(int hash, long weight) {
     if (weight() + weight <= maxWeight) {
       return true;
     }
+    // MEMORY gives way last (force mode, memory first): a block that does not fit beside it
+    // would be the next to go, at once.
+    boolean crowdedOut = (config.forceInMemory || memoryFirst)
+        && memory.weight() + weight > maxWeight;
     Node victim = probation.isEmpty() ? protectedQ.first() : probation.first();
-    if (victim == null || sketch.frequency(hash) + 1 > sketch.frequency(victim.hash)) {
+    if (!crowdedOut
+        && (victim == null || sketch.frequency(hash) + 1 > sketch.frequency(victim.hash))) {
       return true;
     }
     sketch.increment(hash);

@@ -178,4 +178,25 @@ class LruTierPromotionApiTest {
     tier.checkInvariants();
     tier.shutdown();
   }
+
+  @Test
+  void wouldAdmit_memoryFirstAndNoRoomBesideTheIndexBlocks_refusesTheCopy() {
+    long capacity = 8L * (BLOCK + 4 * KB);
+    LruTier tier = LruTier.builder().maxSize(capacity).blockSizeHint(BLOCK).build();
+    tier.setMemoryFirst(true);
+    for (int i = 0; i < 20; i++) { // more index blocks than the cache holds
+      put(tier, TestBlocks.key("m", i * 100_000L, BlockType.LEAF_INDEX), 32 * KB);
+    }
+    assertEquals(0, tier.getDataBlockCount());
+    long rejects = tier.getStats().admissionRejected();
+    assertFalse(tier.wouldAdmit(data("d", 0), BLOCK),
+        "a copy would be evicted at once: the index blocks give way last");
+    assertEquals(rejects + 1, tier.getStats().admissionRejected());
+    put(tier, data("d", 0), BLOCK);
+    assertFalse(tier.containsBlock(data("d", 0)), "as the insert shows");
+    tier.setMemoryFirst(false);
+    assertTrue(tier.wouldAdmit(data("d", 1), BLOCK), "without it the index blocks give way");
+    tier.checkInvariants();
+    tier.shutdown();
+  }
 }
