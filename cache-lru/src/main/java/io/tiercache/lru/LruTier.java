@@ -91,11 +91,12 @@ import org.slf4j.LoggerFactory;
  * and a hand-off takes no lock of this tier.
  *
  * <h2>Size</h2>
- * Past the style guide's 600 lines by about 170: the policy already lives apart ({@link Policy},
+ * Past the style guide's 600 lines by about 240: the policy already lives apart ({@link Policy},
  * {@code WindowClimber}, {@code FrequencySketch}, {@code ReadBuffer}); what stays is the whole
  * HBase 2.6 {@code FirstLevelBlockCache} surface with its containment, the hand-off
- * serialisation above and online reconfiguration, which share the map, the registry and the two
- * locks.
+ * serialisation above, online reconfiguration and the three questions the combined cache's hot
+ * mode asks ({@link #getIfPresent}, {@link #wouldAdmit}, {@link #setMemoryFirst}), which share
+ * the map, the registry and the two locks.
  */
 // The web UI's JSON view shows a metrics snapshot (TierJson), not this class's fields.
 @JsonAdapter(LruTierMetrics.Json.class)
@@ -104,7 +105,8 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   private static final long UNEXPECTED_LOG_NANOS = 60_000_000_000L;
 
   private final ConcurrentHashMap<BlockCacheKey, Node> map;
-  private final ReentrantLock evictionLock = new ReentrantLock();
+  /** Package-private: tests hold it from another thread to find a writer that never waits. */
+  final ReentrantLock evictionLock = new ReentrantLock();
   private final ReentrantReadWriteLock handOffs = new ReentrantReadWriteLock();
   private final ReadBuffer<Node> readBuffer = new ReadBuffer<>();
   private final FileRegistry files = new FileRegistry();
@@ -214,6 +216,30 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     return fromVictim;
   }
 
+  /**
+   * A lookup of this tier alone: a hit is as in {@link #getBlock} (one reference taken for the
+   * caller, counted when {@code updateCacheMetrics}, recorded for the policy); a miss is not
+   * counted and the victim cache is not asked. The combined cache's hot mode looks here first
+   * and counts a miss in the tier HBase counts it in: one map lookup instead of a
+   * {@link #containsBlock} and a {@link #getBlock}.
+   */
+  public Cacheable getIfPresent(BlockCacheKey key, boolean caching, boolean updateCacheMetrics) {
+    try {
+      Node node = map.get(key);
+      if (node == null || !RefCounts.tryRetain(node.block)) {
+        return null;
+      }
+      if (updateCacheMetrics) {
+        stats.hit(caching, key.isPrimary(), key.getBlockType());
+      }
+      recordAccess(node);
+      return node.block;
+    } catch (Throwable t) { // nothing leaves a BlockCache method: a failure is a miss
+      unexpected("getBlock of " + key, t);
+      return null;
+    }
+  }
+
   private void recordAccess(Node node) {
     boolean record = recordHits || node.queue == Node.PROBATION;
     if (record && readBuffer.offer(node) == ReadBuffer.FULL && evictionLock.tryLock()) {
@@ -247,7 +273,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   @Override
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory) {
     try {
-      insert(key, buf, inMemory);
+      insert(key, buf, inMemory, true);
     } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
       unexpected("cacheBlock of " + key, t);
     }
@@ -275,9 +301,30 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     return unexpectedFailures.get();
   }
 
-  private void insert(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+  /**
+   * As {@link #cacheBlock(BlockCacheKey, Cacheable, boolean)}, but only if the eviction lock is
+   * free now: a thread that would have to wait for it caches nothing and returns false (the heap
+   * copy it made, if any, is released). The combined cache's hot mode copies an L2 hit up this
+   * way: the block is already served from the L2, so a reader never parks behind another
+   * thread's insert or drain for a copy it can try again at the block's next hit (JFR,
+   * {@code hbase-64k-3x}: readers' parks over 200 us on the L1's lock in the insert).
+   *
+   * @return whether this tier took the block (its policy may still evict it at once, as for
+   *     any insert)
+   */
+  public boolean cacheBlockIfIdle(BlockCacheKey key, Cacheable buf, boolean inMemory) {
+    try {
+      return insert(key, buf, inMemory, false);
+    } catch (Throwable t) { // nothing leaves a BlockCache method: the block is dropped
+      unexpected("cacheBlock of " + key, t);
+      return false;
+    }
+  }
+
+  /** Caches {@code buf}; with {@code wait} false, only if the eviction lock is free now. */
+  private boolean insert(BlockCacheKey key, Cacheable buf, boolean inMemory, boolean wait) {
     if (shutdown) {
-      return;
+      return false;
     }
     if (buf.heapSize() > config.maxBlockSize) {
       stats.failInsert();
@@ -286,10 +333,10 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
             + "line a minute)", name, key, buf.heapSize(), CacheSettings.L1_MAX_BLOCK_SIZE.key(),
             stats.getFailedInserts());
       }
-      return;
+      return false;
     }
     if (map.containsKey(key) && !BlockCacheUtil.shouldReplaceExistingCacheBlock(this, key, buf)) {
-      return;
+      return false;
     }
     boolean meta = isMetaBlock(buf.getBlockType());
     Node node = new Node(key, RefCounts.ownOnHeap(buf), !meta,
@@ -297,12 +344,19 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     if (node.weight > maxSize) {
       stats.failInsert();
       node.block.release();
-      return;
+      return false;
     }
     List<Node> evicted = new ArrayList<>(2);
     Node replaced = null;
     boolean accepted = false;
-    evictionLock.lock();
+    if (!wait) {
+      if (!evictionLock.tryLock()) {
+        node.block.release();
+        return false;
+      }
+    } else {
+      evictionLock.lock();
+    }
     try {
       if (!shutdown) {
         accepted = true;
@@ -326,7 +380,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     }
     if (!accepted) {
       node.block.release();
-      return;
+      return false;
     }
     try {
       if (replaced != null) {
@@ -334,6 +388,34 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
       }
     } finally {
       handOff(evicted);
+    }
+    return true;
+  }
+
+  /**
+   * Whether a data block of {@code heapSize} bytes that this tier does not hold would win its
+   * place if it were cached now (see {@code Policy#wouldAdmit}: room for it, or a sketch
+   * estimate above that of the block the admission duel would evict). A block that would lose
+   * is counted as an admission reject and its attempt as a sighting, as {@link #cacheBlock}
+   * would count them; nothing is cached. The combined cache's hot mode asks before it copies a
+   * block out of the L2, so that a copy the duel would throw away at once is never made. Never
+   * waits: answers false, counting nothing, when the eviction lock is busy (hot mode then tries
+   * again at the block's next L2 hit).
+   */
+  public boolean wouldAdmit(BlockCacheKey key, long heapSize) {
+    try {
+      if (shutdown || !evictionLock.tryLock()) {
+        return false;
+      }
+      try {
+        drainReads();
+        return policy.wouldAdmit(key.hashCode(), heapSize + key.heapSize() + Node.OVERHEAD);
+      } finally {
+        evictionLock.unlock();
+      }
+    } catch (Throwable t) { // nothing leaves this tier: no copy then
+      unexpected("wouldAdmit of " + key, t);
+      return false;
     }
   }
 
@@ -522,6 +604,23 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
       evictionLock.unlock();
     }
     handOff(evicted);
+  }
+
+  /**
+   * With {@code first}, index, bloom and in-memory blocks give way only once no other block is
+   * left, as with {@code hbase.lru.rs.inmemoryforcemode=true}, whatever that key says. The
+   * combined cache's hot mode sets it: there the L1's data blocks are copies of hot L2 blocks,
+   * and a copy must not push out the index and bloom blocks that HBase's placement keeps on
+   * heap (measured on the showdown's {@code hbase-64k-3x}: without it, a quarter of the index
+   * and bloom reads went to the L2; docs/benchmarks.md). Evicts nothing by itself.
+   */
+  public void setMemoryFirst(boolean first) {
+    evictionLock.lock();
+    try {
+      policy.setMemoryFirst(first);
+    } finally {
+      evictionLock.unlock();
+    }
   }
 
   @Override

@@ -33,8 +33,9 @@ import java.util.SplittableRandom;
  * <h2>Eviction</h2>
  * While the total weight exceeds the maximum, the shares over their target take turns giving way:
  * <ul>
- *   <li>MEMORY evicts its least recently used block (with in-memory force mode, only once the
- *       other shares are empty);</li>
+ *   <li>MEMORY evicts its least recently used block (with in-memory force mode, or when the
+ *       combined cache's hot mode asks for {@link #setMemoryFirst}, only once the other shares
+ *       are empty);</li>
  *   <li>PROTECTED demotes its least recently used block to PROBATION (a second chance, as in a
  *       segmented LRU), which moves the pressure to the single share;</li>
  *   <li>the single share runs the TinyLFU duel: the window's oldest block (the candidate) is
@@ -72,6 +73,11 @@ final class Policy {
 
   private final WindowClimber climber = new WindowClimber();
 
+  /**
+   * In-memory and meta blocks give way only once no other block is left, as in force mode,
+   * whatever the configuration says ({@link #setMemoryFirst}).
+   */
+  private boolean memoryFirst;
   private int turn;
   /** The window's current share of the cache, moved by {@link #climber}. */
   private double windowShare;
@@ -139,6 +145,16 @@ final class Policy {
     setMaximum(maxWeight);
   }
 
+  /**
+   * With {@code first}, MEMORY (in-memory and meta blocks) is shrunk only once the other shares
+   * are empty, as with {@code hbase.lru.rs.inmemoryforcemode}, which this overrides (the
+   * combined cache's hot mode: see {@link LruTier#setMemoryFirst}). Survives
+   * {@link #reconfigure}.
+   */
+  void setMemoryFirst(boolean first) {
+    memoryFirst = first;
+  }
+
   /** Ends a climber's sample if one is complete, moving the window. */
   private void climb() {
     if (climber.due()) {
@@ -178,6 +194,34 @@ final class Policy {
       dataCount++;
     }
     evict(evicted);
+  }
+
+  /**
+   * Whether a new block of {@code weight} with key hash {@code hash} would win its place if it
+   * were added now: the cache has room for it, or its estimated frequency, counting the insert's
+   * own sighting, beats that of PROBATION's oldest block (the block the TinyLFU duel would evict
+   * for it), or with PROBATION empty that of PROTECTED's oldest (the block demoted into the duel
+   * next); with both empty it wins, unless MEMORY gives way last (force mode or
+   * {@link #setMemoryFirst}) and leaves no room for it, when it would be evicted at once. When
+   * it would not win, the attempt is counted in the sketch as {@link #add} would count it, so a
+   * block offered again and again still earns its place.
+   */
+  boolean wouldAdmit(int hash, long weight) {
+    if (weight() + weight <= maxWeight) {
+      return true;
+    }
+    // MEMORY gives way last (force mode, memory first): a block that does not fit beside it
+    // would be the next to go, at once.
+    boolean crowdedOut = (config.forceInMemory || memoryFirst)
+        && memory.weight() + weight > maxWeight;
+    Node victim = probation.isEmpty() ? protectedQ.first() : probation.first();
+    if (!crowdedOut
+        && (victim == null || sketch.frequency(hash) + 1 > sketch.frequency(victim.hash))) {
+      return true;
+    }
+    sketch.increment(hash);
+    stats.admissionReject();
+    return false;
   }
 
   /** Removes a node that left the cache for a reason other than capacity. */
@@ -290,7 +334,7 @@ final class Policy {
     long[] over = {
       single > 0 ? single - singleTarget : Long.MIN_VALUE,
       protectedQ.isEmpty() ? Long.MIN_VALUE : protectedQ.weight() - multiTarget - spareMemory,
-      memory.isEmpty() || (config.forceInMemory && !othersEmpty)
+      memory.isEmpty() || ((config.forceInMemory || memoryFirst) && !othersEmpty)
           ? Long.MIN_VALUE : memory.weight() - memoryTarget
     };
     for (int i = 0; i < SHARES.length; i++) {
