@@ -275,7 +275,9 @@ public final class BlockIndex {
 
   /**
    * Visits every entry, one file at a time under its table's read lock, with the key its slot
-   * record holds (file id as the registry has it).
+   * record holds (file id as the registry has it). The visitor must not take a file entry's
+   * monitor (a writer holds it while it waits for the table's write lock: a deadlock, which
+   * {@code CheckpointWhilePublishingTest} catches) nor any lock a writer holds meanwhile.
    */
   public void forEach(EntryVisitor visitor) {
     for (HFiles.Entry<FileTable> e : files.entries()) {

@@ -80,9 +80,13 @@ public final class HFiles<B extends HFiles.Blocks> {
     public final String name;
     public final int id;
     public final B blocks;
-    private boolean dead;
-    /** Encoded name of the file's region, or null if no key carried the file's path. */
-    private String region;
+    /** Written under the monitor; volatile so that {@link #regionOf} reads it without. */
+    private volatile boolean dead;
+    /**
+     * Encoded name of the file's region, or null if no key carried the file's path. Written
+     * under the monitor; volatile so that {@link #regionOf} reads it without.
+     */
+    private volatile String region;
     private long bytes;
     private int dataBlocks;
 
@@ -203,15 +207,18 @@ public final class HFiles<B extends HFiles.Blocks> {
     }
   }
 
-  /** The region {@code file}'s blocks were added with, or null. */
+  /**
+   * The region {@code file}'s blocks were added with, or null. Takes no lock: the L2's
+   * checkpoint asks it while it visits the file's blocks under their table's read lock, and a
+   * writer holds the entry's monitor while it waits for that table's write lock.
+   */
   public String regionOf(String file) {
     Entry<B> e = byName.get(file);
     if (e == null) {
       return null;
     }
-    synchronized (e) {
-      return e.dead ? null : e.region;
-    }
+    String region = e.region;
+    return e.dead ? null : region;
   }
 
   /**
