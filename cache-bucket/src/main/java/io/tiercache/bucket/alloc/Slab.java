@@ -99,12 +99,15 @@ final class Slab {
   private final int maxSlots;
   /**
    * Null until allocated (under the allocator lock, before the slab's first slot is handed
-   * out), then never changed; every handle any reader meets was handed out after that.
-   * Volatile because a lookup under an optimistic read may meet a handle without having
-   * synchronised with its publication (it is validated after): it must still see the buffer
-   * (a plain load on x86).
+   * out), then never changed; every handle any reader meets was handed out after that. A
+   * lookup under an optimistic read may meet a handle before it synchronises with the handle's
+   * publication (it validates after), so the two reads such a lookup makes before validating,
+   * {@link #blockOffset} and {@link #pin}, treat a null here as "no such block" rather than
+   * rely on the ordering (address-dependent loads) that makes it impossible in practice. Not
+   * volatile: a volatile field cost the L2's single-thread hit about a tenth (JMH
+   * {@code HitBenchmark.hit1}, docs/benchmarks.md).
    */
-  private volatile ByteBuffer records;
+  private ByteBuffer records;
 
   int sizeClass = -1;
   int slots;
@@ -212,15 +215,19 @@ final class Slab {
    * raises its CLOCK frequency (up to 3) in the same CAS; returns whether pinned.
    */
   boolean pin(int slot) {
+    ByteBuffer r = records;
+    if (r == null) {
+      return false; // see the field
+    }
     int at = slot * RECORD + O_STATE;
     while (true) {
-      int s = (int) INT.getVolatile(records, at);
+      int s = (int) INT.getVolatile(r, at);
       if ((s & (ALLOCATED | PUBLISHED | EVICTED)) != (ALLOCATED | PUBLISHED)
           || (s & PINS) == PINS) {
         return false;
       }
       int n = SlotState.freq(s) < 3 ? s + 1 + (1 << SlotState.FREQ_SHIFT) : s + 1;
-      if (INT.compareAndSet(records, at, s, n)) {
+      if (INT.compareAndSet(r, at, s, n)) {
         return true;
       }
     }
@@ -355,8 +362,10 @@ final class Slab {
     records.putInt(slot * RECORD + O_FILE, fileId);
   }
 
+  /** The block offset in slot {@code slot}'s record; -1 (no block's) if the slab has none. */
   long blockOffset(int slot) {
-    return records.getLong(slot * RECORD + O_PLACE) >>> LENGTH_BITS;
+    ByteBuffer r = records;
+    return r == null ? -1 : r.getLong(slot * RECORD + O_PLACE) >>> LENGTH_BITS;
   }
 
   int length(int slot) {
