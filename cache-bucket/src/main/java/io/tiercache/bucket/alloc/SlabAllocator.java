@@ -49,6 +49,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * All methods take {@code lock}, except the slot-state operations ({@link #pin},
  * {@link #unpin}, record reads and writes), which are lock free. Writers and evictors contend for the lock;
  * readers never take it, except to free a slot whose eviction they outlived.
+ *
+ * <p><b>Size.</b> About 620 lines, just over the style guide's 600: slab assignment, CLOCK's
+ * victims, rebalancing, draining and the lazily allocated records all change the same slab lists
+ * and free counts under the one lock; the lock-free record accessors are one-line delegations to
+ * {@link Slab}. Splitting them apart would expose that lock's state to a second class.
  */
 public final class SlabAllocator {
   private final SizeClasses classes;
