@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -47,12 +48,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Concurrency</h2>
  * All methods take {@code lock}, except the slot-state operations ({@link #pin},
- * {@link #unpin}, record reads and writes), which are lock free. Writers and evictors contend for the lock;
- * readers never take it, except to free a slot whose eviction they outlived.
+ * {@link #unpin}, record reads and writes) and {@link #admissionVictim}, which are lock free.
+ * Writers and evictors contend for the lock; readers never wait for it: they take it only to
+ * free a slot whose eviction they outlived, and the admission filter asks a per-class hint that
+ * every change to the class's free space or CLOCK hand refreshes under the lock (a reader's
+ * look at the victim once parked on this lock behind writers' evictions: issue 11).
  *
- * <p><b>Size.</b> About 620 lines, just over the style guide's 600: slab assignment, CLOCK's
- * victims, rebalancing, draining and the lazily allocated records all change the same slab lists
- * and free counts under the one lock; the lock-free record accessors are one-line delegations to
+ * <p><b>Size.</b> About 690 lines, past the style guide's 600: slab assignment, CLOCK's
+ * victims and their admission hints, rebalancing, draining and the lazily allocated records all
+ * change the same slab lists and free counts under the one lock; the lock-free record accessors are one-line delegations to
  * {@link Slab}. Splitting them apart would expose that lock's state to a second class.
  */
 public final class SlabAllocator {
@@ -71,6 +75,10 @@ public final class SlabAllocator {
   final boolean[] draining; // guarded by lock
   private int drainingCount; // guarded by lock: at most one slab drains at a time
   private long clockSlotsExamined; // guarded by lock: slots CLOCK's hands visited (issue 15)
+  // Per class, what admissionVictim answers: NO_VICTIM while the class can take a block without
+  // evicting, else Clock.peek's slot. Written under lock by every change to the free space or a
+  // hand (refreshHint), read without it.
+  private final AtomicLongArray victimHint;
 
   /** What {@link #reclaim} tells the caller to do. */
   public static final class Reclaim {
@@ -108,10 +116,12 @@ public final class SlabAllocator {
     this.demand = new long[classes.count()];
     this.clockSlab = new int[classes.count()];
     this.clockView = new ClockView[classes.count()];
+    this.victimHint = new AtomicLongArray(classes.count());
     for (int c = 0; c < classes.count(); c++) {
       byClass.add(new ArrayList<>());
       partial[c] = new ArrayDeque<>();
       clockView[c] = new ClockView(this, c);
+      victimHint.set(c, NO_VICTIM);
     }
   }
 
@@ -153,6 +163,7 @@ public final class SlabAllocator {
     try {
       countDemand(c);
       Slab s = partial[c].peekFirst();
+      boolean tookFreeSlab = s == null;
       if (s == null) {
         s = freeSlabs.pollFirst();
         if (s == null) {
@@ -172,6 +183,11 @@ public final class SlabAllocator {
         partial[c].remove(s);
       }
       s.lastAccess = System.nanoTime();
+      if (tookFreeSlab && freeSlabs.isEmpty()) {
+        refreshHints(); // the last free slab: every class without a free slot must now evict
+      } else if (partial[c].isEmpty()) {
+        refreshHint(c);
+      }
       return Handles.of(s.index, slot);
     } finally {
       lock.unlock();
@@ -199,18 +215,52 @@ public final class SlabAllocator {
    * {@link #NO_VICTIM} if the class has a free slot, a free slab is left, or the class holds no
    * slab (it would take one from another class by rebalancing, never by evicting its own).
    * Otherwise what CLOCK would likely evict next ({@link Clock#peek}); {@link Handles#NONE} if
-   * none of the slots it looks at is published. Moves no hand and changes no counter: a
-   * snapshot under the lock, which the writer's real eviction may not match exactly.
+   * none of the slots it looks at is published. Moves no hand and changes no counter.
+   *
+   * <p>Lock free, for the reader's thread that misses: the answer is the class's hint, which
+   * every change to its free space or CLOCK hand recomputes under the lock, so it is the answer
+   * of the last such change. A hinted slot a reader has hit since (frequency above 0) or that
+   * was evicted since is recomputed now if the lock is free at this instant, else returned as
+   * it is: the writer's real eviction may not match a hint exactly, as it never matched a
+   * snapshot exactly, and a reader never waits here behind the writers' evictions.
    */
   public long admissionVictim(int c) {
+    long h = victimHint.get(c);
+    if (h >= 0) {
+      int st = slabs[Handles.slab(h)].state(Handles.slot(h));
+      if ((SlotState.freq(st) > 0 || !isPublished(st)) && lock.tryLock()) {
+        try {
+          refreshHint(c);
+          h = victimHint.get(c);
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+    return h;
+  }
+
+  /** {@link #admissionVictim} computed now under the lock, for tests of the hint. */
+  long admissionVictimNow(int c) {
     lock.lock();
     try {
-      if (!partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty()) {
-        return NO_VICTIM;
-      }
-      return Clock.peek(clockView[c]);
+      boolean canTake = !partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty();
+      return canTake ? NO_VICTIM : Clock.peek(clockView[c]);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Recomputes class {@code c}'s {@link #admissionVictim} hint. Caller holds the lock. */
+  private void refreshHint(int c) {
+    boolean canTake = !partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty();
+    victimHint.set(c, canTake ? NO_VICTIM : Clock.peek(clockView[c]));
+  }
+
+  /** {@link #refreshHint} for every class (the free slabs changed). Caller holds the lock. */
+  private void refreshHints() {
+    for (int c = 0; c < partial.length; c++) {
+      refreshHint(c);
     }
   }
 
@@ -254,8 +304,10 @@ public final class SlabAllocator {
           drainingCount--;
         }
         freeSlabs.addLast(s);
+        refreshHints(); // a free slab: no class needs to evict (cheap: no class peeks)
       } else if (wasFull && !draining[s.index]) {
         partial[c].addLast(s);
+        victimHint.set(c, NO_VICTIM);
       }
     } finally {
       lock.unlock();
@@ -278,11 +330,13 @@ public final class SlabAllocator {
           draining[victim.index] = true;
           drainingCount++;
           partial[victim.sizeClass].remove(victim);
+          refreshHint(victim.sizeClass);
           return new Reclaim(publishedSlots(victim), true);
         }
       }
       long h = Clock.victim(clockView[c]);
       clockSlotsExamined += clockView[c].takeExamined();
+      refreshHint(c); // the hand moved
       return h == Handles.NONE ? null : new Reclaim(new long[] {h}, false);
     } finally {
       lock.unlock();
@@ -351,7 +405,13 @@ public final class SlabAllocator {
     lock.lock();
     try {
       Slab s = slabs[Handles.slab(handle)];
-      return !draining[s.index] && s.markPublished(Handles.slot(handle));
+      if (draining[s.index] || !s.markPublished(Handles.slot(handle))) {
+        return false;
+      }
+      if (victimHint.get(s.sizeClass) != NO_VICTIM) {
+        refreshHint(s.sizeClass); // a full class: the new block (frequency 0) may come first
+      }
+      return true;
     } finally {
       lock.unlock();
     }
@@ -419,6 +479,7 @@ public final class SlabAllocator {
         return false;
       }
       Slab s = slabs[index];
+      boolean tookFreeSlab = s.sizeClass == -1;
       if (s.sizeClass == -1) {
         if (!s.allocateRecords()) {
           return false;
@@ -436,6 +497,11 @@ public final class SlabAllocator {
       usedSlotBytes += classes.size(sizeClass);
       if (s.used == s.slots) {
         partial[sizeClass].remove(s);
+      }
+      if (tookFreeSlab && freeSlabs.isEmpty()) {
+        refreshHints();
+      } else if (partial[sizeClass].isEmpty()) {
+        refreshHint(sizeClass);
       }
       return true;
     } finally {

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tiercache.bucket.meta.BlockMeta;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Eviction and rebalancing decisions of {@link SlabAllocator}: CLOCK start values, slab moves. */
@@ -119,5 +120,69 @@ class SlabAllocatorPolicyTest {
     for (long v : cold.victims) {
       assertEquals(SMALL, a.classOf(v));
     }
+  }
+
+  /**
+   * The admission filter's lock-free victim hint answers as a look under the lock would, after
+   * every kind of change: allocations, publications, CLOCK evictions, frees, hits, drains of a
+   * slab for the other class and a slab going back to the free pool. Exactly whether the class
+   * can take a block without evicting; otherwise a published slot as cheap to evict (CLOCK
+   * frequency, pins) as the slot the look under the lock names.
+   */
+  @Test
+  void admissionVictim_lockFreeHint_answersAsTheLookUnderTheLock() {
+    long seed = 20261126L;
+    Random rnd = new Random(seed);
+    SlabAllocator a = allocator(4);
+    List<Long> live = new ArrayList<>();
+    for (int step = 0; step < 20_000; step++) {
+      int c = rnd.nextInt(4) == 0 ? LARGE : SMALL;
+      int op = rnd.nextInt(10);
+      if (op < 4) { // a writer: allocate (evicting by CLOCK or draining if full), then publish
+        long h = a.allocate(c);
+        if (h == Handles.NONE) {
+          SlabAllocator.Reclaim r = a.reclaim(c);
+          if (r != null) {
+            for (long v : r.victims) {
+              live.remove(v);
+              a.free(v);
+            }
+          }
+          h = a.allocate(c);
+        }
+        if (h != Handles.NONE) {
+          a.describe(h, meta(1, step, 1000, BlockMeta.F_DATA));
+          if (a.markPublished(h)) {
+            live.add(h);
+          } else {
+            a.free(h);
+          }
+        }
+      } else if (op < 8 && !live.isEmpty()) { // a reader's hit
+        long h = live.get(rnd.nextInt(live.size()));
+        if (a.pin(h)) {
+          a.unpin(h);
+        }
+      } else if (!live.isEmpty()) { // a removal (file evicted, block replaced)
+        a.free(live.remove(rnd.nextInt(live.size())));
+      }
+      for (int k = SMALL; k <= LARGE; k++) {
+        long hint = a.admissionVictim(k);
+        long now = a.admissionVictimNow(k);
+        String where = "seed " + seed + ", step " + step + ", class " + k + ": hint "
+            + Handles.toString(hint) + ", under the lock " + Handles.toString(now);
+        assertEquals(now == SlabAllocator.NO_VICTIM, hint == SlabAllocator.NO_VICTIM, where);
+        assertEquals(now == Handles.NONE, hint == Handles.NONE, where);
+        if (now >= 0) {
+          assertTrue(SlotState.isLive(a.state(hint)), where);
+          assertEquals(cost(a, now), cost(a, hint), where);
+        }
+      }
+    }
+  }
+
+  /** What {@code Clock.peek} ranks a slot by: its frequency, plus 4 if a reader pins it. */
+  private static int cost(SlabAllocator a, long h) {
+    return a.freq(h) + (a.pins(h) > 0 ? 4 : 0);
   }
 }
