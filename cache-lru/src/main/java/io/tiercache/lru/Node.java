@@ -24,7 +24,7 @@ final class Node {
 
   /** Heap cost of a node and its map entry, on top of the block and the key. */
   static final long OVERHEAD = ClassSize.align(ClassSize.OBJECT + 4 * ClassSize.REFERENCE
-      + 2 * Long.BYTES + Integer.BYTES + 3) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
+      + 2 * Long.BYTES + Integer.BYTES + 4) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
 
   final BlockCacheKey key;
   final Cacheable block;
@@ -40,6 +40,11 @@ final class Node {
   final long cachedTimeNanos;
 
   volatile byte queue;
+  /**
+   * In the L1's write buffer, not yet in the map and the policy: a reader that finds it there
+   * serves it but records no access. Cleared under the eviction lock when it is applied.
+   */
+  volatile boolean queued;
   Node prev;
   Node next;
 

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The L1's write buffer: an insert that finds the eviction lock held never waits; its block is
- * queued and applied, in order, by the lock's next holder, and dropped if the tier shuts down
- * first. (The L1 keeps heap blocks only, copying shared-memory ones at insert, so a queued block
+ * queued (and a hit while queued) and applied, in order, by the lock's next holder, and dropped
+ * if the tier shuts down first. (The L1 keeps heap blocks only, copying shared-memory ones at insert, so a queued block
  * holds no pooled memory.)
  */
 class LruTierWriteBufferTest {
@@ -72,8 +72,11 @@ class LruTierWriteBufferTest {
         BlockCacheKey key = data(i);
         Future<?> insert = pool.submit(() -> tier.cacheBlock(key, b));
         insert.get(30, TimeUnit.SECONDS); // returns while the lock is still held
-        assertFalse(tier.containsBlock(key), "queued, not yet a hit");
         assertEquals(i + 1, tier.queuedWrites());
+        assertTrue(tier.containsBlock(key), "a queued block is a hit");
+        Cacheable queued = tier.getBlock(key, true, false, true);
+        assertNotNull(queued, "a queued block is a hit");
+        queued.release();
       }
     } finally {
       release.countDown();
