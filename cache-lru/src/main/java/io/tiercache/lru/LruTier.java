@@ -442,11 +442,13 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     for (Node n = writeBuffer.poll(); n != null; n = writeBuffer.poll()) {
       queuedWrites.decrementAndGet();
       queuedByKey.remove(n.key, n);
-      n.queued = false;
       if (shutdown) {
+        n.queue = Node.REMOVED; // never in the policy: an access drained later is ignored
+        n.queued = false;
         dropped.add(n);
       } else {
         putLocked(n, evicted, dropped);
+        n.queued = false; // in the policy's queues now: its accesses count from here
       }
     }
   }
