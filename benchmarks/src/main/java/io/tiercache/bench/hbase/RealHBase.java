@@ -5,6 +5,8 @@ package io.tiercache.bench.hbase;
 
 import io.tiercache.bench.cli.Progress;
 import io.tiercache.bench.subject.Scratch;
+import io.tiercache.bucket.BucketTier;
+import io.tiercache.bucket.alloc.Occupancy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -333,6 +335,17 @@ public final class RealHBase {
       line.append(String.format(Locale.ROOT, "; tier %d (%s): %d blocks, %.1f of %.1f MB, %d "
           + "failed inserts", i + 1, t.getClass().getSimpleName(), t.getBlockCount(),
           t.getCurrentSize() / 1e6, t.getMaxSize() / 1e6, t.getStats().getFailedInserts()));
+      if (t instanceof BucketTier) { // slabs per size class: where the L2's memory went
+        Occupancy o = ((BucketTier) t).occupancy();
+        line.append(String.format(Locale.ROOT, " (%d free slabs", o.freeSlabs()));
+        for (int c = 0; c < o.classCount(); c++) {
+          if (o.slabs(c) > 0) {
+            line.append(String.format(Locale.ROOT, "; %d-byte slots: %d slabs, %d of %d slots used",
+                o.classSize(c), o.slabs(c), o.usedSlots(c), o.slots(c)));
+          }
+        }
+        line.append(')');
+      }
     }
     return line.toString();
   }
