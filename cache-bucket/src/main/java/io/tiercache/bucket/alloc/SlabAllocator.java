@@ -244,17 +244,21 @@ public final class SlabAllocator {
   long admissionVictimNow(int c) {
     lock.lock();
     try {
-      boolean canTake = !partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty();
-      return canTake ? NO_VICTIM : Clock.peek(clockView[c]);
+      return victimLocked(c);
     } finally {
       lock.unlock();
     }
   }
 
+  /** What {@link #admissionVictim} answers for class {@code c} now. Caller holds the lock. */
+  private long victimLocked(int c) {
+    boolean canTake = !partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty();
+    return canTake ? NO_VICTIM : Clock.peek(clockView[c]);
+  }
+
   /** Recomputes class {@code c}'s {@link #admissionVictim} hint. Caller holds the lock. */
   private void refreshHint(int c) {
-    boolean canTake = !partial[c].isEmpty() || !freeSlabs.isEmpty() || byClass.get(c).isEmpty();
-    victimHint.set(c, canTake ? NO_VICTIM : Clock.peek(clockView[c]));
+    victimHint.set(c, victimLocked(c));
   }
 
   /** {@link #refreshHint} for every class (the free slabs changed). Caller holds the lock. */
