@@ -115,6 +115,7 @@ final class Inserts {
       return;
     }
     stats.admit();
+    admission.admitted();
     Pending p = new Pending(key, buf.retain(), inMemory);
     if (!writeBehind.add(p)) {
       buf.release();
@@ -185,7 +186,8 @@ final class Inserts {
       return candidate >= 2;
     }
     return admission.admits(candidate,
-        admission.frequency(victimFile, slabs.blockOffset(victim)));
+        admission.frequency(victimFile, slabs.blockOffset(victim)))
+        || admission.admitsLoser(key.getHfileName(), key.getOffset());
   }
 
   /**
