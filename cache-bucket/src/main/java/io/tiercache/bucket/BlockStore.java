@@ -66,13 +66,6 @@ final class BlockStore implements IndexedBlocks {
   private final AtomicLong dataBytes = new AtomicLong();
   private final AtomicLong mutations = new AtomicLong();
   private volatile boolean closed; // set by clear(): no publication after it
-  /** Told of CLOCK's evictions; set once by the tier, before any insert. */
-  private volatile ClockEvictions clockEvictions = (file, blockOffset) -> { };
-
-  /** Told the key of each block CLOCK evicts to make room (the admission's eviction ghosts). */
-  interface ClockEvictions {
-    void evicted(String file, long blockOffset);
-  }
 
   BlockStore(SlabAllocator slabs, BlockIndex index, TierStats stats, DurableIndex durable) {
     this.slabs = slabs;
@@ -191,21 +184,10 @@ final class BlockStore implements IndexedBlocks {
         stats.evict();
       }
       for (long victim : r.victims) {
-        if (!r.rebalance) {
-          String file = files.nameIfIndexed(slabs.fileId(victim));
-          if (file != null) {
-            clockEvictions.evicted(file, slabs.blockOffset(victim));
-          }
-        }
         evict(victim, true);
       }
     }
     return Handles.NONE;
-  }
-
-  /** Sets who is told of CLOCK's evictions ({@link ClockEvictions}); the tier, once built. */
-  void onClockEviction(ClockEvictions listener) {
-    this.clockEvictions = listener;
   }
 
   /**

@@ -180,7 +180,6 @@ public final class BucketTier implements CacheTier, HeapSize {
     try {
       DurableIndex durable = engine.durableIndex();
       this.store = new BlockStore(slabs, index, stats, durable);
-      store.onClockEviction(admission::evicted);
       this.residency = new FileResidency(name, store.files, this::unexpected);
       this.coldFiles = new ColdFiles(name, slabs, store.files,
           file -> evictFile(file, 0, Long.MAX_VALUE));

@@ -115,7 +115,6 @@ final class Inserts {
       return;
     }
     stats.admit();
-    admission.admitted();
     Pending p = new Pending(key, buf.retain(), inMemory);
     if (!writeBehind.add(p)) {
       buf.release();
@@ -186,8 +185,7 @@ final class Inserts {
       return candidate >= 2;
     }
     return admission.admits(candidate,
-        admission.frequency(victimFile, slabs.blockOffset(victim)))
-        || admission.admitsLoser(key.getHfileName(), key.getOffset());
+        admission.frequency(victimFile, slabs.blockOffset(victim)));
   }
 
   /**

@@ -129,40 +129,6 @@ class BucketTierAdmissionTest {
     assertEquals(slots, t.getBlockCount(), "full");
   }
 
-  /**
-   * Blocks read twice, the second time soon after the first (two scans a little apart), never
-   * again: the door alone rejects both reads (each is seen less often than the hot blocks it
-   * would displace); the L2 learns that rejecting them is regretted and evicting for them is
-   * not, and admits most of them, so the second reads hit. A scan whose blocks never come back
-   * leaves the share at 0 ({@link #oneScanOverAFullL2_leavesTheHotSetInPlace_withTinyLfuOnly}).
-   */
-  @Test
-  void blocksReadAgainSoonAfterTheirFirstRead_areAdmittedOnceTheDoorsRejectionsAreRegretted() {
-    BucketTier t = tier("offheap", "tinylfu");
-    try {
-      fill(t, "hot", 3);
-      int lag = slots(t) / 4;
-      int secondReadHits = 0;
-      int steps = 3_000;
-      for (int i = 0; i < steps; i++) {
-        read(t, "twice", i);
-        if (i >= lag && read(t, "twice", i - lag) && i >= steps - 1_000) {
-          secondReadHits++;
-        }
-        if (i % 16 == 15) {
-          assertTrue(t.flush(30_000));
-        }
-      }
-      double share = t.admission().bypassShare();
-      assertTrue(share >= 0.5, "share of the door's losers admitted: " + share);
-      assertTrue(secondReadHits > 500, "second reads hit in the last 1,000 steps: "
-          + secondReadHits);
-      t.checkInvariants();
-    } finally {
-      t.shutdown();
-    }
-  }
-
   @Test
   void aCandidateSeenMoreOftenThanItsVictim_isAdmitted_andOneSeenLessIsNot() {
     BucketTier t = tier("offheap", "tinylfu");

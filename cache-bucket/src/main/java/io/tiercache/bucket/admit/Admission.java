@@ -34,7 +34,6 @@ public final class Admission {
   static final int WARM = 6;
 
   private final FrequencySketch sketch;
-  private final Bypass bypass;
   private final IntSupplier random;
   private volatile boolean tinyLfu;
 
@@ -48,7 +47,6 @@ public final class Admission {
 
   Admission(String mode, long expectedBlocks, IntSupplier random) {
     this.sketch = new FrequencySketch(expectedBlocks);
-    this.bypass = new Bypass(expectedBlocks);
     this.random = random;
     setMode(mode);
   }
@@ -93,41 +91,6 @@ public final class Admission {
     return candidateFrequency >= WARM && (random.getAsInt() & 127) == 0;
   }
 
-  /**
-   * A data block lost to its victim ({@link #admits} said no): whether to admit it anyway, at
-   * the share of losers the {@link Bypass} has learnt pays (0 on a workload where the door is
-   * right, up to seven eighths where blocks are read again soon after their first read).
-   */
-  public boolean admitsLoser(String file, long offset) {
-    return bypass.loser(hash(file, offset), (random.getAsInt() >>> 8) * 0x1.0p-24);
-  }
-
-  /** A block was written into the L2 (the bypass's clock). */
-  public void admitted() {
-    if (tinyLfu) {
-      bypass.admitted();
-    }
-  }
-
-  /** CLOCK evicted the block at {@code offset} of {@code file} to make room. */
-  public void evicted(String file, long offset) {
-    if (tinyLfu) {
-      bypass.evicted(hash(file, offset));
-    }
-  }
-
-  /** A lookup of {@code key} (not a repeat) missed the L2. */
-  public void missed(BlockCacheKey key) {
-    if (tinyLfu) {
-      bypass.missed(hash(key.getHfileName(), key.getOffset()));
-    }
-  }
-
-  /** The share of the door's losers admitted now ({@link Bypass}), for stats and tests. */
-  public double bypassShare() {
-    return bypass.share();
-  }
-
   /** The sketch, for stats and tests. */
   public FrequencySketch sketch() {
     return sketch;
@@ -135,7 +98,7 @@ public final class Admission {
 
   /** Heap bytes of the sketch. */
   public long heapBytes() {
-    return sketch.heapBytes() + bypass.heapBytes();
+    return sketch.heapBytes();
   }
 
   static int hash(String file, long offset) {
