@@ -64,7 +64,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Size.</b> About 800 lines, past the style guide's 600: slab assignment, guests,
  * CLOCK's victims and their admission hints, rebalancing, draining and the lazily allocated
  * records all change the same slab lists and free counts under the one lock; the lock-free
- * record accessors are one-line delegations to {@link Slab}. Splitting them apart would expose that lock's state to a second class.
+ * record accessors are one-line delegations to {@link Slab}. Splitting them apart would expose
+ * that lock's state to a second class.
  */
 public final class SlabAllocator {
   private final SizeClasses classes;
@@ -231,15 +232,16 @@ public final class SlabAllocator {
 
   /**
    * Whether class {@code c} could take a block without evicting: a free slot in one of its slabs
-   * or a free slab, or a free slot of its {@linkplain #hostOf host}. A snapshot; HBase's
-   * prefetch asks it to stop when the cache is full.
+   * or a free slab, or, for a class that stays a guest, a free slot of its
+   * {@linkplain #hostOf host}. A snapshot; HBase's prefetch asks it to stop when the cache is
+   * full.
    */
   public boolean hasFreeSpace(int c) {
     lock.lock();
     try {
       int host = hostOf(c);
       return !partial[c].isEmpty() || !freeSlabs.isEmpty()
-          || (host >= 0 && !partial[host].isEmpty());
+          || (host >= 0 && !partial[host].isEmpty() && staysGuest(c, host));
     } finally {
       lock.unlock();
     }

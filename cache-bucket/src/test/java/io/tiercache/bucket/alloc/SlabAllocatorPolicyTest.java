@@ -130,7 +130,8 @@ class SlabAllocatorPolicyTest {
     assertNotEquals(Handles.NONE, guest, "a free 64 KB slot takes the 16 KB block");
     assertEquals(LARGE, a.classOf(guest));
     assertEquals(Handles.slab(large.get(16)), Handles.slab(guest));
-    assertEquals(a.address(large.get(16)) + 64 * KB, a.address(guest), "spaced as its host's slots");
+    assertEquals(a.address(large.get(16)) + 64 * KB, a.address(guest),
+        "spaced as its host's slots");
     assertEquals(18, a.occupancy().usedSlots(LARGE), "17 large blocks and the guest");
 
     fill(a, LARGE, 14); // the large class is full now
