@@ -61,7 +61,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * every change to the class's free space or CLOCK hand refreshes under the lock (a reader's
  * look at the victim once parked on this lock behind writers' evictions: issue 11).
  *
- * <p><b>Size.</b> About 800 lines, past the style guide's 600: slab assignment, guests,
+ * <p><b>Size.</b> About 830 lines, past the style guide's 600: slab assignment, guests,
  * CLOCK's victims and their admission hints, rebalancing, draining and the lazily allocated
  * records all change the same slab lists and free counts under the one lock; the lock-free
  * record accessors are one-line delegations to {@link Slab}. Splitting them apart would expose
@@ -219,9 +219,11 @@ public final class SlabAllocator {
    * {@link #GUEST_WORTH} slabs, else it gets a slab of its own. Caller holds the lock.
    */
   private int hostOf(int c) {
-    if (!byClass.get(c).isEmpty() || !freeSlabs.isEmpty()) {
-      return -1;
-    }
+    return byClass.get(c).isEmpty() && freeSlabs.isEmpty() ? largerOwner(c) : -1;
+  }
+
+  /** The smallest class larger than {@code c} that owns slabs, or -1. Caller holds the lock. */
+  private int largerOwner(int c) {
     for (int d = c + 1; d < byClass.size(); d++) {
       if (!byClass.get(d).isEmpty()) {
         return d;
@@ -438,7 +440,11 @@ public final class SlabAllocator {
 
   /** Whether class {@code c} stays a guest of class {@code host} (see {@link #GUEST_WORTH}). */
   private boolean staysGuest(int c, int host) {
-    return slabsWorth(c) * classes.size(host) / classes.size(c) < GUEST_WORTH;
+    return staysGuest(c, host, totalDemand());
+  }
+
+  private boolean staysGuest(int c, int host, long totalDemand) {
+    return slabsWorth(c, totalDemand) * classes.size(host) / classes.size(c) < GUEST_WORTH;
   }
 
   /** CLOCK's victim in class {@code c}, as a reclaim; null if none. Caller holds the lock. */
@@ -450,12 +456,17 @@ public final class SlabAllocator {
   }
 
   /** How many slabs class {@code c}'s share of the recent demand is worth. */
-  private double slabsWorth(int c) {
+  private double slabsWorth(int c, long totalDemand) {
+    return totalDemand == 0 ? 0 : (double) demand[c] / totalDemand * slabs.length;
+  }
+
+  /** The recent demand of all classes, in bytes. Caller holds the lock. */
+  private long totalDemand() {
     long total = 0;
     for (long d : demand) {
       total += d;
     }
-    return total == 0 ? 0 : (double) demand[c] / total * slabs.length;
+    return total;
   }
 
   /**
@@ -466,15 +477,13 @@ public final class SlabAllocator {
    * because no slab of the data blocks was ever colder). Null if there is none.
    */
   private Slab sparseSlab(int needy) {
+    long total = totalDemand();
     for (int d = 0; d < byClass.size(); d++) {
       if (d == needy || byClass.get(d).isEmpty()) {
         continue;
       }
-      int host = -1;
-      for (int e = d + 1; e < byClass.size() && host < 0; e++) {
-        host = byClass.get(e).isEmpty() ? -1 : e;
-      }
-      if (host < 0 || !staysGuest(d, host)) {
+      int host = largerOwner(d);
+      if (host < 0 || !staysGuest(d, host, total)) {
         continue;
       }
       for (Slab s : byClass.get(d)) {
@@ -487,15 +496,12 @@ public final class SlabAllocator {
   }
 
   private boolean underHeld(int c) {
-    double worth = slabsWorth(c);
+    double worth = slabsWorth(c, totalDemand());
     return worth > 0 && byClass.get(c).size() + 1 <= worth;
   }
 
   private Slab coldestDonor(int needy) {
-    long total = 0;
-    for (long d : demand) {
-      total += d;
-    }
+    long total = totalDemand();
     Slab best = null;
     for (int d = 0; d < byClass.size(); d++) {
       if (d == needy || byClass.get(d).isEmpty()) {
