@@ -8,9 +8,12 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.tiercache.bench.cli.Git;
 import io.tiercache.bench.cli.Progress;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Instant;
@@ -261,7 +264,34 @@ public final class Scale {
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
   }
 
+  /**
+   * Deletes {@code dir} and everything under it. A few passes, 200 ms apart: HBase's
+   * {@code BucketCache} may still write its persistence file for a moment after its shutdown
+   * returns (a CI run failed with {@code DirectoryNotEmptyException} on the
+   * {@code hbase-bucket-file} subject's directory; a file vanishing mid-walk is retried the
+   * same way); the last pass's failure is thrown.
+   */
   static void deleteTree(Path dir) throws IOException {
+    for (int pass = 1; ; pass++) {
+      try {
+        deleteTreeOnce(dir);
+        return;
+      } catch (DirectoryNotEmptyException | NoSuchFileException | UncheckedIOException e) {
+        if (pass == 5) {
+          throw e instanceof UncheckedIOException ? ((UncheckedIOException) e).getCause()
+              : (IOException) e;
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while deleting " + dir, e);
+        }
+      }
+    }
+  }
+
+  private static void deleteTreeOnce(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }
