@@ -47,20 +47,30 @@ class BucketTierBehaviourTest {
     b.release();
   }
 
+  /** The index of the size class whose slots are {@code slotSize} bytes. */
+  private static int classOfSlot(Occupancy occ, int slotSize) {
+    for (int c = 0; c < occ.classCount(); c++) {
+      if (occ.classSize(c) == slotSize) {
+        return c;
+      }
+    }
+    throw new AssertionError("no class of " + slotSize + " bytes: " + occ);
+  }
+
   @Test
   void blockSizeShift_movesSlabsToTheNewClass_andKeepsUtilisationHigh() {
     BucketTier t = BucketTier.builder().capacity(32L * MB).slabSize(MB).writers(1, 64).build();
     for (int i = 0; i < 6000; i++) {
       put(t, "small", i, 16 * KB - 100, true);
     }
-    int small = t.occupancy().slabs(2);
+    int small = t.occupancy().slabs(classOfSlot(t.occupancy(), 17 * KB));
     assertTrue(small >= 30, "16 KB blocks took " + small + " of 32 slabs");
     for (int i = 0; i < 4 * 32 * 16; i++) {
       put(t, "large", i, 64 * KB - 100, true);
     }
     t.flush(30_000);
     Occupancy occ = t.occupancy();
-    int large = occ.slabs(7);
+    int large = occ.slabs(classOfSlot(occ, 65 * KB));
     assertTrue(large >= 0.9 * 32, "after the shift 64 KB blocks hold " + large + " slabs: " + occ);
     assertTrue(occ.utilisation() >= 0.9, "utilisation " + occ);
     t.checkInvariants();
@@ -91,7 +101,8 @@ class BucketTierBehaviourTest {
       TestBlocks.assertBlock(key("held", j * 4L), 60 * KB, BlockType.DATA, held.get(j));
     }
     Occupancy beforeRelease = t.occupancy();
-    assertEquals(held.size(), beforeRelease.usedSlots(7), "held slots stay reserved");
+    assertEquals(held.size(), beforeRelease.usedSlots(classOfSlot(beforeRelease, 65 * KB)),
+        "held slots stay reserved");
     for (Cacheable b : held) {
       b.release();
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The L2's metadata per cached block, heap and off heap together (issue 15): an L2 sized for
- * {@code N} blocks of 4 KB (HBase's default bucket sizes, so each takes a 5 KB slot of the
+ * {@code N} blocks of 4 KB (the default bucket sizes, so each takes a 5 KB slot of the
  * smallest class, the class the slot records are sized for) is filled with {@code N} blocks
  * through {@link BlockStore} — allocation, slot record, and the index with its per-file tables
  * and file entries, as a writer publishes them, without the blocks' bytes (no engine: the bytes

@@ -25,7 +25,7 @@ public final class PmemEngineProvider implements EngineProvider {
     return "pmem";
   }
 
-  /** Without the L2's slot sizes: HBase's default bucket sizes and the default back end. */
+  /** Without the L2's slot sizes: the default bucket sizes and the default back end. */
   @Override
   public Engine open(String path, long capacity, int slabSize) throws IOException {
     return open(path, capacity, slabSize, CacheSettings.L2_BUCKET_SIZES.defaultValue(),

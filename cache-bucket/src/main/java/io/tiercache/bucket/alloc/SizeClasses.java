@@ -8,17 +8,22 @@ import java.util.Arrays;
 /**
  * The L2's size classes: the slot sizes a slab can be cut into.
  *
- * <p>By default HBase's fourteen bucket sizes ({@code hbase.bucketcache.bucket.sizes}'s default), each a power-of-two-ish block size plus 1 KB of
- * room for the block header and HBase's serialized metadata:
+ * <p>By default HBase's fourteen bucket sizes, each a power-of-two-ish block size plus 1 KB of
+ * room for the block header and HBase's serialized metadata, and five more below 33 KB where
+ * HBase's sizes nearly double ({@code hbase.bucketcache.bucket.sizes}'s default, in
+ * {@code CacheSettings}):
  * <pre>
  *   class  size      slots in a 4 MB slab     class  size      slots in a 4 MB slab
- *     0     5 KB       819                      7    65 KB       63
- *     1     9 KB       455                      8    97 KB       42
- *     2    17 KB       240                      9   129 KB       31
- *     3    33 KB       124                     10   193 KB       21
- *     4    41 KB        99                     11   257 KB       15
- *     5    49 KB        83                     12   385 KB       10
- *     6    57 KB        71                     13   513 KB        7
+ *     0     5 KB       819                     10    49 KB       83
+ *     1     7 KB       585                     11    57 KB       71
+ *     2     9 KB       455                     12    65 KB       63
+ *     3    11 KB       372                     13    97 KB       42
+ *     4    14 KB       292                     14   129 KB       31
+ *     5    17 KB       240                     15   193 KB       21
+ *     6    21 KB       195                     16   257 KB       15
+ *     7    27 KB       151                     17   385 KB       10
+ *     8    33 KB       124                     18   513 KB        7
+ *     9    41 KB        99
  * </pre>
  * Formula: {@code slots(c) = slabSize / size(c)} (rounded down), and a block of {@code n} bytes
  * goes to the smallest class with {@code size(c) >= n}. Operators may set their own sizes with

@@ -423,11 +423,12 @@ public final class SlabAllocator {
    * A class whose blocks, at its recent demand and in its host's larger slots, are worth less
    * than this many slabs stays a guest when memory is full, and a sparse slab of it may be
    * drained ({@link #sparseSlab}). A 41 KB index block read on every get but inserted once is
-   * worth almost nothing; HBase's 5 KB class on a mix of sizes from 4 KB to 512 KB is worth a
-   * fifth of a slab, 0.36 slabs in 9 KB slots, so it keeps a slab of its own. Measured on the
-   * showdown's {@code zipf-mixed-9x} cell ({@code tiercache}, one run each, hit ratio 76.5 %
-   * before guests): 75.9 % with a half (and quarter-slab sparse drains), 77.0 % with a quarter
-   * (and sixteenth-slab drains).
+   * worth almost nothing. On a log-uniform mix of sizes from 4 KB to 512 KB in 57 slabs
+   * (computed, default sizes) the 5 KB class is worth 0.11 slabs, 0.15 in 7 KB slots, and stays a
+   * guest; the 7 KB class 0.23, 0.29 in 9 KB slots, and keeps a slab of its own. Measured, with
+   * HBase's fourteen sizes, on the showdown's {@code zipf-mixed-9x} cell ({@code tiercache}, one
+   * run each, hit ratio 76.5 % before guests): 75.9 % with a half (and quarter-slab sparse
+   * drains), 77.0 % with a quarter (and sixteenth-slab drains).
    */
   static final double GUEST_WORTH = 0.25;
 

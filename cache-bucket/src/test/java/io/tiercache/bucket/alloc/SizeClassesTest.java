@@ -32,7 +32,9 @@ class SizeClassesTest {
   @Test
   void slotsPerSlab_matchesTheDocumentedTable() {
     SizeClasses c = new SizeClasses(CacheSettings.L2_BUCKET_SIZES.defaultValue(), SLAB);
-    int[] documented = {819, 455, 240, 124, 99, 83, 71, 63, 42, 31, 21, 15, 10, 7};
+    int[] documented = {819, 585, 455, 372, 292, 240, 195, 151, 124, 99, 83, 71, 63, 42, 31,
+        21, 15, 10, 7};
+    assertEquals(documented.length, c.count());
     for (int i = 0; i < c.count(); i++) {
       assertEquals(documented[i], c.slotsPerSlab(i), "class " + i);
       assertTrue((long) c.slotsPerSlab(i) * c.size(i) <= SLAB);
