@@ -102,9 +102,14 @@ public final class HFiles<B extends HFiles.Blocks> {
     }
   }
 
-  /** The live or dead entry of {@code file}, created if absent. Lock free but for creation. */
+  /**
+   * The live or dead entry of {@code file}, created if absent. Lock free but for creation: a
+   * plain read first, as every write of a block looks its file up twice and the file is almost
+   * always known ({@code computeIfAbsent} locks the bin when the key is not its first node).
+   */
   public Entry<B> open(String file) {
-    return byName.computeIfAbsent(file, this::newEntry);
+    Entry<B> e = byName.get(file);
+    return e != null ? e : byName.computeIfAbsent(file, this::newEntry);
   }
 
   /** The entry of {@code file}, or null; lock free (the hit path). */
