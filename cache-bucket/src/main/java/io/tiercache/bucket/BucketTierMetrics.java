@@ -67,7 +67,7 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.RESTORE_DROPS, tier.insertsDroppedWhileRestoring());
     for (int c = 0; c < o.classCount(); c++) {
       if (o.slabs(c) == 0) {
-        continue; // a class holding no slab has nothing to show (HBase's 14 by default)
+        continue; // a class holding no slab has nothing to show (19 by default)
       }
       String size = Integer.toString(o.classSize(c));
       out.add(Metrics.CLASS_SLABS, o.slabs(c), size);
