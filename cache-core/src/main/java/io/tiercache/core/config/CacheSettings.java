@@ -28,10 +28,10 @@ public final class CacheSettings {
    * The L2's default bucket sizes: HBase's fourteen ({@code BucketAllocator.DEFAULT_BUCKET_SIZES})
    * and five more below 33 KB (7, 11, 14, 21 and 27 KB), where HBase's sizes nearly double from
    * one to the next (5, 9, 17, 33 KB) and a block just over a size took a slot almost twice its
-   * length. With them no size is more than 1.4 times the one below it; from 33 KB up the sizes
-   * are HBase's. Measured on the showdown's {@code zipf-mixed} cells (issue 11): +2 to +2.8 pt
-   * of hit ratio at 3x and 9x, the same write bytes and throughput; finer sizes above 65 KB too
-   * gained less and wrote more (docs/benchmarks.md).
+   * length. With them no size up to 33 KB is more than 1.4 times the one below it; from 33 KB
+   * up the sizes are HBase's. Measured on the showdown's {@code zipf-mixed} cells (issue 11):
+   * +1.7 to +2.4 pt of hit ratio at 3x and 9x, throughput level, bytes written −11 to +22 %;
+   * finer sizes above 65 KB too gained less and wrote more (docs/benchmarks.md).
    */
   private static final int[] DEFAULT_BUCKET_SIZES = {5 * 1024, 7 * 1024, 9 * 1024, 11 * 1024,
       14 * 1024, 17 * 1024, 21 * 1024, 27 * 1024, 33 * 1024, 41 * 1024, 49 * 1024, 57 * 1024,
