@@ -35,11 +35,11 @@ public final class BucketConfig {
       L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
       L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND, CacheSettings.STATS_PERIODS,
       CacheSettings.STATS_PERIOD_MINUTES, CacheSettings.L2_ADMISSION,
-      CacheSettings.BLOCK_SIZE_HINT);
+      CacheSettings.L2_WRITE_MODE, CacheSettings.BLOCK_SIZE_HINT);
 
   /** The settings an L2 can change at run time ({@code onConfigurationChange}). */
   static final List<Setting<?>> RUNTIME = Arrays.asList(L2_PERSIST_INTERVAL_MS,
-      L2_ERRORS_TOLERATED_MS, CacheSettings.L2_ADMISSION);
+      L2_ERRORS_TOLERATED_MS, CacheSettings.L2_ADMISSION, CacheSettings.L2_WRITE_MODE);
 
   /** The settings an L2 reads at start-up only: its engine, geometry and threads. */
   static final List<Setting<?>> START_ONLY = Arrays.asList(L2_IOENGINE, L2_SIZE,
@@ -67,6 +67,8 @@ public final class BucketConfig {
   int statsPeriodMinutes;
   /** {@code tiercache.l2.admission}: {@code tinylfu} or {@code all} (validated when set). */
   String admission = CacheSettings.L2_ADMISSION.defaultValue();
+  /** {@code tiercache.l2.write.mode}: {@code inline} or {@code queued} (validated when set). */
+  String writeMode = CacheSettings.L2_WRITE_MODE.defaultValue();
   /** {@code tiercache.l2.journal.compact.percent} (validated when set). */
   int journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.defaultValue();
   /** {@code hbase.blockcache.minblocksize}: sizes the admission sketch (capacity / hint). */
@@ -132,6 +134,7 @@ public final class BucketConfig {
     config.statsPeriods = CacheSettings.STATS_PERIODS.get(conf);
     config.statsPeriodMinutes = CacheSettings.STATS_PERIOD_MINUTES.get(conf);
     config.admission = CacheSettings.L2_ADMISSION.get(conf);
+    config.writeMode = CacheSettings.L2_WRITE_MODE.get(conf);
     config.journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.get(conf);
     config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.get(conf);
     return config;
@@ -170,8 +173,9 @@ public final class BucketConfig {
     return "ioengine=" + ioEngine + ", capacity=" + Sizes.format(capacity) + " (of "
         + Sizes.format(requestedCapacity) + "; slot records "
         + Sizes.format(metadataBytes()) + " of direct memory), slab="
-        + Sizes.format(slabSize) + ", classes=" + classes + ", writers=" + writerThreads + "x"
-        + writerQueue + ", admission=" + admission + ", persistentPath=" + persistentPath
+        + Sizes.format(slabSize) + ", classes=" + classes + ", writes=" + writeMode + " (writers "
+        + writerThreads + "x" + writerQueue + "), admission=" + admission + ", persistentPath="
+        + persistentPath
         + (ioEngine.startsWith("pmem:") ? ", " + engineOptions : "");
   }
 }

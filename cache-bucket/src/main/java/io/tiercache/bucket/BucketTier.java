@@ -208,7 +208,7 @@ public final class BucketTier implements CacheTier, HeapSize {
     this.writeBehind = inserts.writeBehind;
     this.reads = new Reads(this, writeBehind);
     this.evictions = new FileEvictions(this, writeBehind, residency);
-    this.settings = new RuntimeSettings(name, faults, admission, persistence);
+    this.settings = new RuntimeSettings(name, faults, admission, persistence, inserts);
     persistence.start(restorer);
     allocateRecordsInBackground();
   }
@@ -287,11 +287,12 @@ public final class BucketTier implements CacheTier, HeapSize {
 
   /**
    * Caches {@code buf}, retaining it until it is written. Blocks larger than the largest bucket
-   * size are refused and counted as failed inserts. With {@code waitWhenCache} the calling thread
-   * writes the block itself, evicting if it must. When the writer's queue is full the caller
-   * writes the block itself into free space (a free slot of its class or a free slab) and never
-   * evicts; with no free space the block is dropped, counted as a failed insert and in
-   * {@link #fullQueueDrops()}.
+   * size are refused and counted as failed inserts. With {@code waitWhenCache}, or in
+   * {@code tiercache.l2.write.mode=inline} (the default), the calling thread writes the block
+   * itself before returning, evicting if it must. In {@code queued} mode the block is queued for
+   * a writer thread; when the writer's queue is full the caller writes the block itself into free
+   * space (a free slot of its class or a free slab) and never evicts; with no free space the block
+   * is dropped, counted as a failed insert and in {@link #fullQueueDrops()}.
    */
   @Override
   public void cacheBlock(BlockCacheKey key, Cacheable buf, boolean inMemory,
@@ -468,8 +469,8 @@ public final class BucketTier implements CacheTier, HeapSize {
   /**
    * Re-reads the settings that can change at run time ({@code
    * hbase.bucketcache.persist.intervalinmillis}, {@code
-   * hbase.bucketcache.ioengine.errors.tolerated.duration}, {@code tiercache.l2.admission}: the
-   * next insert decides by the new mode) and logs what changed; a bad value is
+   * hbase.bucketcache.ioengine.errors.tolerated.duration}, {@code tiercache.l2.admission} and
+   * {@code tiercache.l2.write.mode}: the next insert goes by the new mode) and logs what changed; a bad value is
    * rejected with its start-up message and nothing changes. A changed engine, size, bucket
    * sizes, writers, checkpoint path or slab size is logged as taking effect at restart.
    */
@@ -653,6 +654,11 @@ public final class BucketTier implements CacheTier, HeapSize {
   /** Per-size-class slab use and waste. */
   public Occupancy occupancy() {
     return slabs.occupancy();
+  }
+
+  /** The write mode in force ({@code tiercache.l2.write.mode}): {@code inline} or {@code queued}. */
+  public String writeMode() {
+    return inserts.writeMode();
   }
 
   /** The admission filter (mode and sketch), for stats and tests. */

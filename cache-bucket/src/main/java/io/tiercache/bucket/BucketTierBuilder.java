@@ -25,6 +25,7 @@ public final class BucketTierBuilder {
   private ByteBuffAllocator buffers = ByteBuffAllocator.HEAP;
   private String name = "L2";
   private String admission = CacheSettings.L2_ADMISSION.defaultValue();
+  private String writeMode = CacheSettings.L2_WRITE_MODE.defaultValue();
   private long blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.defaultValue();
 
   BucketTierBuilder() {}
@@ -90,6 +91,12 @@ public final class BucketTierBuilder {
     return this;
   }
 
+  /** {@code tiercache.l2.write.mode}: {@code inline} or {@code queued}. */
+  public BucketTierBuilder writeMode(String mode) {
+    this.writeMode = mode;
+    return this;
+  }
+
   /** {@code tiercache.l2.admission}: {@code tinylfu} or {@code all}. */
   public BucketTierBuilder admission(String mode) {
     this.admission = mode;
@@ -112,6 +119,7 @@ public final class BucketTierBuilder {
         writerThreads, writerQueue, persistentPath, persistIntervalMs, errorsToleratedMs,
         pmemBackend);
     config.admission = CacheSettings.L2_ADMISSION.check(admission);
+    config.writeMode = CacheSettings.L2_WRITE_MODE.check(writeMode);
     config.journalCompactPercent =
         CacheSettings.L2_JOURNAL_COMPACT_PERCENT.check(journalCompactPercent);
     config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.check(blockSizeHint);

@@ -19,14 +19,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The L2's write path: admission on the caller's thread, then the write-behind
- * ({@link WriteBehind}: the block is pending, hence already a hit, and queued for a writer), then
- * a writer allocates a slot of the block's size class ({@link BlockStore#allocate}, which evicts
- * by CLOCK or drains a cold slab when needed), serializes the block into the engine with a
- * CRC32C ({@link BlockCodec}) and publishes the slot ({@link BlockStore#publish}). If the
- * writer's queue is full the caller writes the block itself, but only into free space; it never
- * evicts, and drops the block (counted) when no free space is left. {@code waitWhenCache}
- * callers write themselves and may evict.
+ * The L2's write path: admission on the caller's thread, then the block is pending in the
+ * {@link WriteBehind} (already a hit), then it is written: a slot of the block's size class is
+ * allocated ({@link BlockStore#allocate}, which evicts by CLOCK or drains a cold slab when
+ * needed), the block is serialized into the engine with a CRC32C ({@link BlockCodec}) and the
+ * slot is published ({@link BlockStore#publish}).
+ *
+ * <p>Who writes ({@code tiercache.l2.write.mode}, changeable at run time):
+ * <ul>
+ *   <li>{@code inline} (the default): the caller, before {@code cacheBlock} returns, evicting if
+ *       it must. On the showdown's 2 cores this beat the write-behind at every measured 3x and 9x
+ *       cell, p99 included: a hand-off wakes a writer that then preempts a reader, and a full
+ *       queue made the reader drop the block (docs/benchmarks.md, "Inline writes").</li>
+ *   <li>{@code queued}: HBase's write-behind; the block is queued for a writer thread. If the
+ *       writer's queue is full the caller writes the block itself, but only into free space; it
+ *       never evicts, and drops the block (counted) when no free space is left.</li>
+ * </ul>
+ * {@code waitWhenCache} callers write themselves and may evict, in either mode.
  *
  * <h2>Concurrency</h2>
  * Any thread inserts; writer threads and callers write. Every engine access is inside
@@ -53,6 +62,8 @@ final class Inserts {
   final WriteBehind writeBehind;
   private final LongAdder fullQueueDrops = new LongAdder();
   private final LogLimit refusedLog = new LogLimit(LogLimit.MINUTE);
+  /** {@code tiercache.l2.write.mode} is {@code inline}: callers write their blocks. */
+  private volatile boolean inline;
 
   /**
    * The write path of {@code tier}, whose parts are built; starts the writer threads (which may
@@ -72,6 +83,17 @@ final class Inserts {
     this.guard = tier.guard;
     this.writeBehind = new WriteBehind("tiercache-" + name, config.writerThreads,
         config.writerQueue, p -> write(p, Handles.NONE));
+    setWriteMode(config.writeMode);
+  }
+
+  /** Applies {@code tiercache.l2.write.mode} ({@code inline} or {@code queued}, validated). */
+  void setWriteMode(String mode) {
+    inline = mode.equals("inline");
+  }
+
+  /** The write mode in force: {@code inline} or {@code queued}. */
+  String writeMode() {
+    return inline ? "inline" : "queued";
   }
 
   void insert(BlockCacheKey key, Cacheable buf, boolean inMemory,
@@ -120,7 +142,7 @@ final class Inserts {
       buf.release();
       return;
     }
-    if (waitWhenCache) {
+    if (waitWhenCache || inline) {
       write(p, Handles.NONE);
       return;
     }

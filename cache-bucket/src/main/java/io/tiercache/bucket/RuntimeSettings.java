@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The L2's settings that change at run time ({@link BucketConfig#RUNTIME}), applied by
- * {@link BucketTier#onConfigurationChange}: the checkpoint interval, the I/O-error tolerance and
- * the admission mode. The rest ({@link BucketConfig#START_ONLY}) is logged as taking effect at
+ * {@link BucketTier#onConfigurationChange}: the checkpoint interval, the I/O-error tolerance, the
+ * admission mode and the write mode. The rest ({@link BucketConfig#START_ONLY}) is logged as taking effect at
  * restart.
  *
  * <p>Thread safe: {@link #apply} is synchronized (HBase calls it from one thread anyway); the
@@ -27,12 +27,14 @@ final class RuntimeSettings {
   private final FaultTracker faults;
   private final Admission admission;
   private final TierPersistence persistence;
+  private final Inserts inserts;
   /** The configuration the current settings were read from (empty for a tier built in code). */
   private Configuration applied = new Configuration(false);
 
   RuntimeSettings(String name, FaultTracker faults, Admission admission,
-      TierPersistence persistence) {
+      TierPersistence persistence, Inserts inserts) {
     this.name = name;
+    this.inserts = inserts;
     this.faults = faults;
     this.admission = admission;
     this.persistence = persistence;
@@ -48,10 +50,12 @@ final class RuntimeSettings {
     int interval;
     int tolerated;
     String admissionMode;
+    String writeMode;
     try {
       interval = CacheSettings.L2_PERSIST_INTERVAL_MS.get(conf);
       tolerated = CacheSettings.L2_ERRORS_TOLERATED_MS.get(conf);
       admissionMode = CacheSettings.L2_ADMISSION.get(conf);
+      writeMode = CacheSettings.L2_WRITE_MODE.get(conf);
     } catch (SettingException e) {
       LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
           e.getMessage());
@@ -64,6 +68,7 @@ final class RuntimeSettings {
     List<String> changed = CacheSettings.changes(before, conf, BucketConfig.RUNTIME);
     faults.setToleratedMs(tolerated);
     admission.setMode(admissionMode);
+    inserts.setWriteMode(writeMode);
     persistence.setInterval(interval);
     applied = new Configuration(conf);
     if (!changed.isEmpty()) {

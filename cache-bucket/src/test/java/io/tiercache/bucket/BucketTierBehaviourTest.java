@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
@@ -112,7 +113,8 @@ class BucketTierBehaviourTest {
 
   @Test
   void fullWriterQueue_neverDropsWhileSpaceExists() throws Exception {
-    BucketTier t = BucketTier.builder().capacity(64L * MB).slabSize(MB).writers(1, 1).build();
+    BucketTier t = BucketTier.builder().capacity(64L * MB).slabSize(MB).writers(1, 1)
+        .writeMode("queued").build();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     List<Future<?>> fs = new ArrayList<>();
     for (int w = 0; w < 4; w++) {
@@ -193,7 +195,7 @@ class BucketTierBehaviourTest {
       throws Exception {
     // Admission "all": this is about the write queue; the filter would keep the gated block out.
     BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
-        .admission("all").build();
+        .writeMode("queued").admission("all").build();
     // 64 KB blocks take 65 KB slots; offheap keeps part of its 4 MB for the index: 3 slabs
     int slots = (int) (t.getMaxSize() / MB) * (MB / (65 * KB));
     for (int i = 0; i < slots; i++) {
@@ -230,7 +232,8 @@ class BucketTierBehaviourTest {
 
   @Test
   void fullWriterQueue_freeSpace_callerWritesIntoIt_noDrop() throws Exception {
-    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
+        .writeMode("queued").build();
     GatedBlock gate = holdWriter(t, "gate");
     put(t, "queued", 1, 60 * KB, false);
     for (int i = 2; i < 12; i++) {
@@ -250,7 +253,7 @@ class BucketTierBehaviourTest {
   void waitWhenCache_cacheFull_callerEvictsAndWrites_noDrop() throws Exception {
     // Admission "all": this is about the write queue; the filter would keep the gated block out.
     BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
-        .admission("all").build();
+        .writeMode("queued").admission("all").build();
     int slots = 4 * (MB / (65 * KB));
     for (int i = 0; i < slots; i++) {
       put(t, "full", i, 60 * KB, true);
@@ -266,6 +269,85 @@ class BucketTierBehaviourTest {
     assertEquals(0, t.fullQueueDrops());
     gate.open.countDown();
     assertTrue(t.flush(30_000));
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void inlineWrite_cacheFull_callerEvictsAndPublishesBeforeReturning() throws Exception {
+    // Admission "all": this is about who writes; the filter would keep the new blocks out.
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
+        .admission("all").build();
+    assertEquals("inline", t.writeMode(), "the default");
+    int slots = (int) (t.getMaxSize() / MB) * (MB / (65 * KB));
+    for (int i = 0; i < slots; i++) {
+      put(t, "full", i, 60 * KB, false);
+      assertEquals(i + 1, t.getBlockCount(), "published before cacheBlock returned");
+    }
+    long evictedBefore = t.getStats().getEvictedCount();
+    for (int i = 0; i < 8; i++) {
+      put(t, "new", i, 60 * KB, false);
+      Cacheable b = t.getBlock(key("new", i), true, false, true);
+      assertNotNull(b, "written by the caller, which evicted to make room");
+      TestBlocks.assertBlock(key("new", i), 60 * KB, BlockType.DATA, b);
+      b.release();
+      assertEquals(slots, t.getBlockCount());
+    }
+    assertEquals(8, t.getStats().getEvictedCount() - evictedBefore);
+    assertEquals(0, t.fullQueueDrops());
+    assertEquals(0, t.getStats().getFailedInserts());
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void inlineWrite_blockBeingWritten_isAHitMeanwhile() throws Exception {
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).build();
+    GatedBlock g = new GatedBlock(TestBlocks.heap("gate", 0, 60 * KB, BlockType.DATA));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> caching = pool.submit(() -> t.cacheBlock(key("gate", 0), g, false, false));
+      assertTrue(g.writing.await(30, TimeUnit.SECONDS), "the caller is writing the block");
+      Cacheable pending = t.getBlock(key("gate", 0), true, false, true);
+      assertNotNull(pending, "a block its caller is still writing is a hit");
+      pending.release();
+      assertEquals(0, t.getBlockCount(), "not published yet");
+      g.open.countDown();
+      caching.get(30, TimeUnit.SECONDS);
+      assertEquals(1, t.getBlockCount(), "published when cacheBlock returned");
+      Cacheable b = t.getBlock(key("gate", 0), true, false, true);
+      TestBlocks.assertBlock(key("gate", 0), 60 * KB, BlockType.DATA, b);
+      b.release();
+    } finally {
+      g.open.countDown();
+      pool.shutdownNow();
+    }
+    t.checkInvariants();
+    t.shutdown();
+  }
+
+  @Test
+  void writeMode_changedAtRunTime_badValueKeepsTheCurrentOne() throws Exception {
+    BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1).build();
+    Configuration conf = new Configuration(false);
+    conf.set("tiercache.l2.write.mode", "queued");
+    t.onConfigurationChange(conf);
+    assertEquals("queued", t.writeMode());
+    GatedBlock gate = holdWriter(t, "gate");
+    put(t, "queued", 1, 60 * KB, false);
+    assertEquals(0, t.getBlockCount(), "queued behind the held writer, not written by the caller");
+    conf.set("tiercache.l2.write.mode", "sideways");
+    t.onConfigurationChange(conf);
+    assertEquals("queued", t.writeMode(), "a bad value changes nothing");
+    conf.set("tiercache.l2.write.mode", "inline");
+    t.onConfigurationChange(conf);
+    put(t, "inline", 2, 60 * KB, false);
+    Cacheable b = t.getBlock(key("inline", 2), true, false, true);
+    assertNotNull(b, "written by the caller although the writer is still held");
+    b.release();
+    gate.open.countDown();
+    assertTrue(t.flush(30_000));
+    assertEquals(3, t.getBlockCount());
     t.checkInvariants();
     t.shutdown();
   }

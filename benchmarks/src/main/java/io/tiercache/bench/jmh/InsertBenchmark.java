@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * that got into the cache. HBase's BucketCache drops a block silently when its writer queue is
  * full, and TierCache's L2 rejects blocks its admission filter ({@code tiercache.l2.admission},
  * the {@code admission} parameter, ignored by HBase's caches) does not admit; a dropped block is
- * cheap, so only {@code accepted} compares the work of caching. A block counts as accepted if
+ * cheap, so only {@code accepted} compares the work of caching. In TierCache's default write mode
+ * ({@code inline}, the {@code writeMode} parameter) the benchmark thread writes each admitted block
+ * itself; in {@code queued} mode, as in BucketCache, writer threads do and a full queue drops. A block counts as accepted if
  * at the end of the iteration, once the writer queues drained, it is cached or was evicted:
  * the change in {@code getBlockCount()} plus the change in the evicted-blocks counter.
  *
@@ -52,12 +54,22 @@ public class InsertBenchmark extends SubjectBenchmark {
   @Param({"all", "tinylfu"})
   public String admission;
 
+  /**
+   * TierCache's L2 write mode ({@code tiercache.l2.write.mode}), by the same system property;
+   * {@code -p writeMode=inline,queued} compares the two.
+   */
+  @Param({"inline"})
+  public String writeMode;
+
   long next;
 
   @Setup
   public void setUp() throws Exception {
     if (admission != null) { // null when a test drives the benchmark without JMH
       System.setProperty("tiercache.l2.admission", admission);
+    }
+    if (writeMode != null) {
+      System.setProperty("tiercache.l2.write.mode", writeMode);
     }
     open(BLOCK, 1);
     int full = bench.blocksFor(1.0);

@@ -62,13 +62,23 @@ public final class TierCacheSubjects {
   }
 
   /**
-   * The spec with {@code tiercache.l2.admission} set from the system property of that name, if
-   * given ({@code -Dtiercache.l2.admission=all} runs the L2s as before admission existed; the
-   * insert benchmark's {@code admission} parameter sets it).
+   * The L2 settings a run may override for every TierCache subject by a system property of the
+   * same name: {@code -Dtiercache.l2.admission=all} runs the L2s as before admission existed (the
+   * insert benchmark's {@code admission} parameter sets it), {@code
+   * -Dtiercache.l2.write.mode=queued} with HBase's write-behind instead of inline writes.
    */
+  static final String[] L2_OVERRIDES = {"tiercache.l2.admission", "tiercache.l2.write.mode"};
+
+  /** The spec with the {@link #L2_OVERRIDES} that are set as system properties. */
   private static CacheSpec l2(CacheSpec spec) {
-    String admission = System.getProperty("tiercache.l2.admission");
-    return admission == null ? spec : spec.with("tiercache.l2.admission", admission);
+    CacheSpec s = spec;
+    for (String key : L2_OVERRIDES) {
+      String value = System.getProperty(key);
+      if (value != null) {
+        s = s.with(key, value);
+      }
+    }
+    return s;
   }
 
   /** Split like {@code hbase-combined}: a tenth of the capacity for the L1, the rest for the L2. */

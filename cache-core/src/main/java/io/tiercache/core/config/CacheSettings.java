@@ -150,7 +150,8 @@ public final class CacheSettings {
   /** Writer threads draining the L2's write queues. */
   public static final Setting<Integer> L2_WRITER_THREADS = define(Setting.integer(
       "hbase.bucketcache.writer.threads", 3, 1, 64, "threads",
-      "Threads that write queued blocks into the L2, each with its own queue."));
+      "Threads that write queued blocks into the L2, each with its own queue (with "
+          + "`tiercache.l2.write.mode=queued`; `inline` writes on the inserting thread)."));
 
   /** Capacity of each writer's queue. */
   public static final Setting<Integer> L2_WRITER_QUEUE = define(Setting.integer(
@@ -211,6 +212,20 @@ public final class CacheSettings {
           + "blocks, in-memory blocks and `waitWhenCache` inserts (prefetch, cache-on-write) are "
           + "always admitted. `all`: every block is written (no sketch is fed). Changeable at "
           + "run time (`onConfigurationChange`)."));
+
+  /** Which thread writes an admitted block into the L2: the inserting one, or a writer. */
+  public static final Setting<String> L2_WRITE_MODE = define(Setting.text(
+      "tiercache.l2.write.mode", "inline", "inline or queued",
+      v -> v.equals("inline") || v.equals("queued"),
+      "Who writes an admitted block into the L2. `inline` (the default): the thread that "
+          + "called `cacheBlock` (the RPC handler that read the block) allocates a slot, evicting "
+          + "by CLOCK if it must, copies the block in and publishes it before `cacheBlock` "
+          + "returns; no hand-off, no writer wake-up, no queue to overflow. `queued`: HBase's "
+          + "write-behind; the block is queued for one of `hbase.bucketcache.writer.threads` "
+          + "writers (queues of `hbase.bucketcache.writer.queuelength`), is a hit while queued, "
+          + "and when its queue is full is written by the caller into free space only, or "
+          + "dropped (counted in `failedInserts` and the `l2_fullQueueDrops` metric). Either way a block being written is already "
+          + "a hit. Changeable at run time (`onConfigurationChange`)."));
 
   /** Seconds between the periodic INFO stats lines (one per tier). */
   public static final Setting<Integer> STATS_LOG_INTERVAL = define(Setting.integer(
