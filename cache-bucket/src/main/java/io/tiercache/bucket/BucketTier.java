@@ -470,9 +470,10 @@ public final class BucketTier implements CacheTier, HeapSize {
    * Re-reads the settings that can change at run time ({@code
    * hbase.bucketcache.persist.intervalinmillis}, {@code
    * hbase.bucketcache.ioengine.errors.tolerated.duration}, {@code tiercache.l2.admission} and
-   * {@code tiercache.l2.write.mode}: the next insert goes by the new mode) and logs what changed; a bad value is
-   * rejected with its start-up message and nothing changes. A changed engine, size, bucket
-   * sizes, writers, checkpoint path or slab size is logged as taking effect at restart.
+   * {@code tiercache.l2.write.mode}: the next insert goes by the new mode) and logs what
+   * changed; a bad value is rejected with its start-up message and nothing changes. A changed
+   * engine, size, bucket sizes, writers, checkpoint path or slab size is logged as taking effect
+   * at restart.
    */
   @Override
   public void onConfigurationChange(Configuration conf) {
@@ -656,7 +657,8 @@ public final class BucketTier implements CacheTier, HeapSize {
     return slabs.occupancy();
   }
 
-  /** The write mode in force ({@code tiercache.l2.write.mode}): {@code inline} or {@code queued}. */
+  /** The write mode in force ({@code tiercache.l2.write.mode}): {@code inline} or {@code queued}.
+   */
   public String writeMode() {
     return inserts.writeMode();
   }

@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * <p>Who writes ({@code tiercache.l2.write.mode}, changeable at run time):
  * <ul>
  *   <li>{@code inline} (the default): the caller, before {@code cacheBlock} returns, evicting if
- *       it must. On the showdown's 2 cores this beat the write-behind at every measured 3x and 9x
- *       cell, p99 included: a hand-off wakes a writer that then preempts a reader, and a full
- *       queue made the reader drop the block (docs/benchmarks.md, "Inline writes").</li>
+ *       it must. On the showdown's 2 cores, with page-cache misses, this beat the write-behind
+ *       on p99 and throughput in every 64 KB cell at 3x and 9x: a hand-off wakes a writer that
+ *       then preempts a reader, and a full queue made the reader drop the block
+ *       (docs/benchmarks.md, "Inline L2 writes").</li>
  *   <li>{@code queued}: HBase's write-behind; the block is queued for a writer thread. If the
  *       writer's queue is full the caller writes the block itself, but only into free space; it
  *       never evicts, and drops the block (counted) when no free space is left.</li>

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The L2's settings that change at run time ({@link BucketConfig#RUNTIME}), applied by
  * {@link BucketTier#onConfigurationChange}: the checkpoint interval, the I/O-error tolerance, the
- * admission mode and the write mode. The rest ({@link BucketConfig#START_ONLY}) is logged as taking effect at
- * restart.
+ * admission mode and the write mode. The rest ({@link BucketConfig#START_ONLY}) is logged as
+ * taking effect at restart.
  *
  * <p>Thread safe: {@link #apply} is synchronized (HBase calls it from one thread anyway); the
  * parts it sets are thread safe.

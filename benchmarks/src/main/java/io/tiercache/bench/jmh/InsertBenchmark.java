@@ -32,9 +32,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * the {@code admission} parameter, ignored by HBase's caches) does not admit; a dropped block is
  * cheap, so only {@code accepted} compares the work of caching. In TierCache's default write mode
  * ({@code inline}, the {@code writeMode} parameter) the benchmark thread writes each admitted block
- * itself; in {@code queued} mode, as in BucketCache, writer threads do and a full queue drops. A block counts as accepted if
- * at the end of the iteration, once the writer queues drained, it is cached or was evicted:
- * the change in {@code getBlockCount()} plus the change in the evicted-blocks counter.
+ * itself; in {@code queued} mode, as in BucketCache, writer threads do and a full queue drops. A
+ * block counts as accepted if at the end of the iteration, once the writer queues drained, it is
+ * cached or was evicted: the change in {@code getBlockCount()} plus the change in the
+ * evicted-blocks counter.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar jmh InsertBenchmark}, one subject:
  * {@code ... jmh InsertBenchmark -p subject=hbase-bucket-offheap}; read the

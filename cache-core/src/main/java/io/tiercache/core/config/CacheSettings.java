@@ -224,8 +224,9 @@ public final class CacheSettings {
           + "write-behind; the block is queued for one of `hbase.bucketcache.writer.threads` "
           + "writers (queues of `hbase.bucketcache.writer.queuelength`), is a hit while queued, "
           + "and when its queue is full is written by the caller into free space only, or "
-          + "dropped (counted in `failedInserts` and the `l2_fullQueueDrops` metric). Either way a block being written is already "
-          + "a hit. Changeable at run time (`onConfigurationChange`)."));
+          + "dropped (counted in `failedInserts` and the `l2_fullQueueDrops` metric). Either "
+          + "way a block being written is already a hit. Changeable at run time "
+          + "(`onConfigurationChange`)."));
 
   /** Seconds between the periodic INFO stats lines (one per tier). */
   public static final Setting<Integer> STATS_LOG_INTERVAL = define(Setting.integer(

@@ -90,9 +90,11 @@ public final class Metrics {
   public static final Metric CLASS_FREE = define("l2_class_{size}_freeSlots", Kind.GAUGE,
       "slots", "Free slots in the slabs the size class holds (its share of the waste).");
   public static final Metric QUEUE_DEPTH = define("l2_writeQueueDepth", Kind.GAUGE, "blocks",
-      "Blocks waiting in the writers' queues (each is already a hit).");
+      "Blocks waiting in the writers' queues (each is already a hit); 0 in the default "
+          + "write mode, `inline`, which queues nothing.");
   public static final Metric QUEUE_DROPS = define("l2_fullQueueDrops", Kind.COUNTER, "blocks",
-      "Blocks dropped because their writer's queue was full and no free slot was left.");
+      "Blocks dropped because their writer's queue was full and no free slot was left "
+          + "(`queued` write mode only).");
   public static final Metric CHECKSUM_FAILURES = define("l2_checksumFailures", Kind.COUNTER,
       "blocks", "Blocks dropped because their checksum did not match (never served).");
   public static final Metric IO_ERRORS = define("l2_ioErrors", Kind.COUNTER, "errors",
