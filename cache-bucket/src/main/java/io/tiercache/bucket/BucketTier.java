@@ -55,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link Inserts}: admission ({@link Admission}, {@code tiercache.l2.admission}: a data
  *       block that would displace a block read more often is rejected on the caller's thread),
- *       the write-behind ({@link WriteBehind}: a pending block is already a hit) and the write
- *       and publication of a slot.</li>
+ *       the pending map ({@link WriteBehind}: a pending block is already a hit), and the write
+ *       and publication of a slot, on the caller's thread ({@code tiercache.l2.write.mode=inline},
+ *       the default) or a writer thread ({@code queued}).</li>
  *   <li>{@link Reads}: a lookup pins the slot before its file's index table may change;
  *       memory engines wrap
  *       the slot's memory without copying (the block's last {@code release()} unpins it), file
@@ -78,7 +79,7 @@ import org.slf4j.LoggerFactory;
  * boundary: a failure is a miss or a dropped block, never an exception in HBase's read path; an
  * {@link Error} disables the tier ({@link FaultTracker#unexpected}).
  *
- * <p><b>Size.</b> About 745 lines, over the style guide's 600: HBase 2.6's {@code BlockCache}
+ * <p><b>Size.</b> About 755 lines, over the style guide's 600: HBase 2.6's {@code BlockCache}
  * and {@code HeapSize} (about 45 methods) plus the L2's own counters that metrics and tests read,
  * each a short delegation with its contract in Javadoc; the work is in the classes above. Moving
  * the counters out would change a public API that cache-combined, cache-pmem's tests and the
