@@ -80,8 +80,21 @@ public final class Keys {
     }
   }
 
-  /** The region of a store file's path, {@code .../<region>/<family>/<file>}, or null. */
+  /**
+   * The region of a store file's path, {@code .../<region>/<family>/<file>}, or null: what
+   * {@code file.getParent().getParent().getName()} answers. Read from the path's string, since
+   * each {@code Path.getParent()} builds and parses a new URI: called on every L2 publication and
+   * L1 insert, that walk was 6 % of a RegionServer handler's CPU samples in {@code real-hbase} at
+   * 3:1. Paths of fewer than three parts take the walk.
+   */
   public static String regionOfFile(Path file) {
+    String path = file.toUri().getPath(); // decoded once and kept by the URI
+    int fileSlash = path.lastIndexOf('/');
+    int familySlash = fileSlash > 0 ? path.lastIndexOf('/', fileSlash - 1) : -1;
+    int regionSlash = familySlash > 0 ? path.lastIndexOf('/', familySlash - 1) : -1;
+    if (regionSlash >= 0) {
+      return path.substring(regionSlash + 1, familySlash);
+    }
     Path family = file.getParent();
     Path region = family == null ? null : family.getParent();
     return region == null ? null : region.getName();
