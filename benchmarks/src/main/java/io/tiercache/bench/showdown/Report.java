@@ -47,7 +47,7 @@ import java.util.function.ToDoubleFunction;
 final class Report {
   private static final String[] HEADER = {"scenario", "misses", "subject", "ops/s", "hit%",
       "of OPT", "L1/L2 hit%", "p50 us", "p95 us", "p99 us", "p99.9 us", "max us", "KB/op",
-      "L2 KB/op", "wait us", "GCs", "GC ms", "refused", "rejected"};
+      "L2 KB/op", "wait us", "ins p99 us", "GCs", "GC ms", "refused", "rejected"};
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -112,6 +112,7 @@ final class Report {
           micros(r.p99), micros(r.p999), micros(r.max), fmt("%.1f", r.allocBytesPerOp / 1024),
           Double.isNaN(r.bytesWrittenPerOp) ? "n/a" : fmt("%.1f", r.bytesWrittenPerOp / 1024),
           Double.isNaN(r.missWaitNanos) ? "-" : fmt("%.0f", r.missWaitNanos / 1e3),
+          Double.isNaN(r.insertP99) ? "-" : fmt("%.1f", r.insertP99 / 1e3),
           Long.toString(r.gcCount), Long.toString(r.gcMillis), Long.toString(r.refused),
           Long.toString(r.admissionRejected)});
     }
@@ -225,7 +226,8 @@ final class Report {
         + "dataset_bytes,threads,ops,reads,seconds,ops_per_s,hit_ratio,l1_hit_ratio,l2_hit_ratio,"
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
-        + "l2_bytes_written_per_op,a0_hit_ratio,error\n");
+        + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,"
+        + "error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -237,7 +239,8 @@ final class Report {
           num(r.allocBytesPerOp), Long.toString(r.gcCount), Long.toString(r.gcMillis),
           Long.toString(r.refused), Long.toString(r.admissionRejected), r.regime(),
           Long.toString(r.missLatencyNanos), num(r.missWaitNanos), num(r.optHitRatio),
-          num(r.shareOfOpt()), num(r.bytesWrittenPerOp), num(r.a0HitRatio),
+          num(r.shareOfOpt()), num(r.bytesWrittenPerOp), num(r.a0HitRatio), num(r.fetchP99),
+          num(r.insertP50), num(r.insertP99),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
     return s.toString();
@@ -274,6 +277,10 @@ final class Report {
       j.putObject("latencyNanos").put("p50", r.p50).put("p95", r.p95).put("p99", r.p99)
           .put("p999", r.p999).put("max", r.max);
       number(j, "missWaitNanos", r.missWaitNanos);
+      ObjectNode miss = j.putObject("missNanos");
+      number(miss, "fetchP99", r.fetchP99);
+      number(miss, "insertP50", r.insertP50);
+      number(miss, "insertP99", r.insertP99);
       number(j, "allocBytesPerOp", r.allocBytesPerOp);
       number(j, "l2BytesWrittenPerOp", r.bytesWrittenPerOp);
       j.put("gcCount", r.gcCount)

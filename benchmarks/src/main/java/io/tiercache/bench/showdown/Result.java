@@ -44,6 +44,15 @@ public final class Result {
   public final long missLatencyNanos;
   /** Mean time a miss really waited for the added latency (ns), NaN without one. */
   public final double missWaitNanos;
+  /**
+   * p99 of a measured miss's fetch: the added wait and the read of the block, the same work for
+   * every subject (ns; NaN without a miss). See {@code MissTimes}.
+   */
+  public final double fetchP99;
+  /** p50 of a measured miss's insert, the cache's {@code cacheBlock} (ns; NaN without a miss). */
+  public final double insertP50;
+  /** p99 of a measured miss's insert (ns; NaN without a miss). */
+  public final double insertP99;
   /** Bytes written to an L2 engine per measured operation; NaN where the cache does not say. */
   public final double bytesWrittenPerOp;
   /** Bélády's hit ratio on the same reads and capacity (see {@code Belady}), NaN if not run. */
@@ -83,6 +92,9 @@ public final class Result {
     this.admissionRejected = b.admissionRejected;
     this.missLatencyNanos = b.missLatencyNanos;
     this.missWaitNanos = b.missWaitNanos;
+    this.fetchP99 = b.fetchP99;
+    this.insertP50 = b.insertP50;
+    this.insertP99 = b.insertP99;
     this.bytesWrittenPerOp = b.bytesWrittenPerOp;
     this.optHitRatio = b.optHitRatio;
     this.a0HitRatio = b.a0HitRatio;
@@ -148,6 +160,9 @@ public final class Result {
     long admissionRejected;
     long missLatencyNanos;
     double missWaitNanos = Double.NaN;
+    double fetchP99 = Double.NaN;
+    double insertP50 = Double.NaN;
+    double insertP99 = Double.NaN;
     double bytesWrittenPerOp = Double.NaN;
     double optHitRatio = Double.NaN;
     double a0HitRatio = Double.NaN;

@@ -10,6 +10,7 @@ import io.tiercache.bench.subject.Scratch;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.workload.AccessStream;
 import io.tiercache.bench.workload.MissDelay;
+import io.tiercache.bench.workload.MissTimes;
 import io.tiercache.bench.workload.Reader;
 import io.tiercache.bench.workload.Workload;
 import java.io.IOException;
@@ -129,7 +130,9 @@ final class Runner {
       long reads = 0;
       long waited = 0;
       long waits = 0;
+      MissTimes missTimes = new MissTimes();
       for (Worker w : workers) {
+        missTimes.add(w.missTimes);
         latency.add(w.latency);
         hits += w.hits;
         reads += w.reads;
@@ -137,6 +140,9 @@ final class Runner {
         waits += w.delay.waits();
       }
       r.missWaitNanos = waits == 0 ? Double.NaN : (double) waited / waits;
+      r.fetchP99 = missTimes.fetchNanos(99);
+      r.insertP50 = missTimes.insertNanos(50);
+      r.insertP99 = missTimes.insertNanos(99);
       r.bytesWrittenPerOp = counters.bytesWritten < 0 ? Double.NaN
           : (double) counters.bytesWritten / ops;
       r.ops = ops;
@@ -206,6 +212,7 @@ final class Runner {
     final long warmupOps;
     final long ops;
     final MissDelay delay;
+    final MissTimes missTimes = new MissTimes();
     long hits;
     long reads;
     volatile Throwable failure;
@@ -237,7 +244,7 @@ final class Runner {
           int n = stream.next(ids);
           long start = System.nanoTime();
           for (int k = 0; k < n; k++) {
-            if (Reader.read(cache, dataset, ids[k], delay)) {
+            if (Reader.read(cache, dataset, ids[k], delay, missTimes)) {
               hits++;
             }
           }

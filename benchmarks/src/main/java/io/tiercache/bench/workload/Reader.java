@@ -38,17 +38,33 @@ public final class Reader {
    * @return whether the cache had it
    */
   public static boolean read(BlockCache cache, Dataset dataset, int id, MissDelay delay) {
+    return read(cache, dataset, id, delay, null);
+  }
+
+  /**
+   * As {@link #read(BlockCache, Dataset, int, MissDelay)}, and a miss records in {@code times}
+   * (if not null) how long it took to fetch the block (the wait and the read) and to cache it.
+   *
+   * @return whether the cache had it
+   */
+  public static boolean read(BlockCache cache, Dataset dataset, int id, MissDelay delay,
+      MissTimes times) {
     BlockCacheKey key = dataset.key(id);
     Cacheable block = cache.getBlock(key, true, false, true);
     boolean hit = block != null;
     if (!hit) {
+      long fetchStart = times != null ? System.nanoTime() : 0;
       delay.await();
       try {
         block = dataset.read(id);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+      long insertStart = times != null ? System.nanoTime() : 0;
       cache.cacheBlock(key, block, false);
+      if (times != null) {
+        times.record(insertStart - fetchStart, System.nanoTime() - insertStart);
+      }
     }
     try {
       if (!dataset.verify(id, block)) {
