@@ -561,14 +561,28 @@ public final class BucketTier implements CacheTier, HeapSize {
     }
     // When shutdown returns the engine and its lock are released: a running restore ends first.
     persistence.beforeClose(() -> flush(10_000));
+    // A use of the engine held until the blocks are dropped: once the tier is closed, the last
+    // reader to release a block closes the engine, which must not happen before the store is
+    // cleared (a pmem: L2's index lives in the pool; an eviction racing this shutdown touched it
+    // after the pool closed, and its block stayed counted).
+    boolean using = guard.enter();
     if (!guard.close()) {
+      if (using) {
+        guard.exit();
+      }
       return;
     }
-    // Each pending block is either in a queue (returned here, released here) or being written
-    // by a caller thread (which releases it when it sees the tier closed).
-    disable();
-    writeBehind.clear();
-    store.clear();
+    try {
+      // Each pending block is either in a queue (returned here, released here) or being written
+      // by a caller thread (which releases it when it sees the tier closed).
+      disable();
+      writeBehind.clear();
+      store.clear();
+    } finally {
+      if (using) {
+        guard.exit(); // closes the engine unless a reader still holds a block
+      }
+    }
     guard.closeEngineIfIdle();
     stats.stop();
     LOG.info("{} shut down: {}", name, stats);

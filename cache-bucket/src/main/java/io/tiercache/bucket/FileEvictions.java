@@ -29,14 +29,23 @@ final class FileEvictions {
     this.residency = residency;
   }
 
-  /** See {@link BucketTier#evictBlock}. */
+  /**
+   * See {@link BucketTier#evictBlock}. A use of the engine while it runs (a durable index, as
+   * {@code pmem:}'s, is engine memory): once the tier is closed there is nothing to evict, its
+   * shutdown drops every block, and the engine may be closing.
+   */
   boolean evictBlock(BlockCacheKey key) {
+    if (!tier.guard.enter()) {
+      return false;
+    }
     try {
       tier.restore.evicting(key.getHfileName(), key.getOffset(), key.getOffset());
       return store.evict(key, () -> writeBehind.remove(key));
     } catch (Throwable t) {
       tier.unexpected("evictBlock of " + key, t);
       return false;
+    } finally {
+      tier.guard.exit();
     }
   }
 

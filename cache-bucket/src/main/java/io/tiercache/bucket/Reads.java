@@ -114,7 +114,7 @@ final class Reads {
         }
         // codec.read has unpinned h: it may hold another block by now, so drop it only if the
         // index still maps this key to it.
-        store.evict(key, h);
+        evictIfOpen(key, h);
         return null;
       }
       faults.success(); // the pin counted the access (CLOCK frequency, slab recency)
@@ -184,7 +184,7 @@ final class Reads {
               checksumFailures.sum());
         }
         unpin(h);
-        store.evict(key, h);
+        evictIfOpen(key, h);
         return -1;
       }
       unpin(h);
@@ -204,6 +204,21 @@ final class Reads {
   private void unpin(long h) {
     slabs.unpin(h);
     guard.exit();
+  }
+
+  /**
+   * Drops the damaged block of {@code key} if the index still maps it to {@code h}, as a use of
+   * the engine (a {@code pmem:} L2's index is in the pool): after this reader's unpin the tier may
+   * be shutting down, and then its shutdown drops the block.
+   */
+  private void evictIfOpen(BlockCacheKey key, long h) {
+    if (guard.enter()) {
+      try {
+        store.evict(key, h);
+      } finally {
+        guard.exit();
+      }
+    }
   }
 
   /** Blocks dropped because their checksum failed. */
