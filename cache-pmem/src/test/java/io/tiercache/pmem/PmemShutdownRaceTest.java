@@ -4,9 +4,11 @@
 package io.tiercache.pmem;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.core.contract.TestBlocks;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -98,8 +100,11 @@ class PmemShutdownRaceTest {
       stop.set(true);
       reader.join(60_000);
       evictor.join(60_000);
+      assertFalse(reader.isAlive() || evictor.isAlive(), "threads still running, " + where);
       assertEquals(0, t.getBlockCount(), "blocks counted after shutdown, " + where);
       assertEquals(0, t.unexpectedFailures(), "failures caught inside the L2, " + where);
+      Files.deleteIfExists(pool); // every block is released: the pool is closed
+      Files.deleteIfExists(pool.resolveSibling(pool.getFileName() + ".lock"));
     }
   }
 }
