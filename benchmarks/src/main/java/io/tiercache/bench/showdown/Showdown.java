@@ -123,6 +123,7 @@ public final class Showdown {
               (System.nanoTime() - optStart) / 1e9);
           for (Subject subject : subjects) {
             settle();
+            dataset.warm(workload.bytes()); // every subject starts with the cell's blocks cached
             Result r = runner.run(subject, workload, warmup, ops, latency, bounds);
             results.add(r);
             out.println("  " + progress.step(warmup + ops) + " " + line(r));

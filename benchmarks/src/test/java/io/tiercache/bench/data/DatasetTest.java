@@ -76,6 +76,24 @@ class DatasetTest {
     }
   }
 
+  /**
+   * A scenario's files are a prefix of the dataset file, so warming its bytes reads exactly its
+   * blocks; past the end, the whole file.
+   */
+  @Test
+  void warm_readsTheScenarioPrefix_orTheWholeFile(@TempDir Path dir) throws Exception {
+    BlockLayout layout = new BlockLayout(BlockSizes.MIXED, 2 * MB, 8 * MB, 9);
+    try (Dataset dataset = Dataset.open(layout, dir)) {
+      assertTrue(layout.fileCount() > 2, "files " + layout.fileCount());
+      long twoFiles = layout.bytesOfFiles(2);
+      assertEquals(twoFiles, layout.position(layout.firstBlockOf(2)),
+          "the third file starts where the first two end");
+      assertEquals(twoFiles, dataset.warm(twoFiles));
+      assertEquals(Files.size(dataset.path()), dataset.warm(Long.MAX_VALUE));
+      assertEquals(0, dataset.warm(0));
+    }
+  }
+
   @Test
   void open_secondTime_reusesTheFile(@TempDir Path dir) throws Exception {
     BlockLayout layout = new BlockLayout(BlockSizes.FIXED_64K, MB, 2 * MB, 3);
