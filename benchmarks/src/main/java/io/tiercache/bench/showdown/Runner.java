@@ -42,7 +42,7 @@ import org.apache.hadoop.hbase.io.hfile.BlockCache;
  */
 final class Runner {
   /** Latencies above this are recorded as this (an HdrHistogram needs a bound). */
-  private static final long MAX_LATENCY_NANOS = 60_000_000_000L;
+  private static final long MAX_LATENCY_NANOS = MissTimes.MAX_NANOS;
 
   private final Dataset dataset;
   private final Path cacheDir;

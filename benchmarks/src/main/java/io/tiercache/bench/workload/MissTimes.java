@@ -17,7 +17,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class MissTimes {
   /** Latencies above this are recorded as this (an HdrHistogram needs a bound): one minute. */
-  private static final long MAX_NANOS = 60_000_000_000L;
+  public static final long MAX_NANOS = 60_000_000_000L;
 
   private final Histogram fetch = new Histogram(MAX_NANOS, 3);
   private final Histogram insert = new Histogram(MAX_NANOS, 3);
