@@ -227,7 +227,7 @@ final class Report {
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
         + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,"
-        + "error\n");
+        + "miss_mean_bytes,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -240,7 +240,7 @@ final class Report {
           Long.toString(r.refused), Long.toString(r.admissionRejected), r.regime(),
           Long.toString(r.missLatencyNanos), num(r.missWaitNanos), num(r.optHitRatio),
           num(r.shareOfOpt()), num(r.bytesWrittenPerOp), num(r.a0HitRatio), num(r.fetchP99),
-          num(r.insertP50), num(r.insertP99),
+          num(r.insertP50), num(r.insertP99), num(r.missMeanBytes),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
     return s.toString();
@@ -281,6 +281,7 @@ final class Report {
       number(miss, "fetchP99", r.fetchP99);
       number(miss, "insertP50", r.insertP50);
       number(miss, "insertP99", r.insertP99);
+      number(j, "missMeanBytes", r.missMeanBytes);
       number(j, "allocBytesPerOp", r.allocBytesPerOp);
       number(j, "l2BytesWrittenPerOp", r.bytesWrittenPerOp);
       j.put("gcCount", r.gcCount)

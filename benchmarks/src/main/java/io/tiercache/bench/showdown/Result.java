@@ -53,6 +53,8 @@ public final class Result {
   public final double insertP50;
   /** p99 of a measured miss's insert (ns; NaN without a miss). */
   public final double insertP99;
+  /** Mean serialized bytes of a measured miss's block (NaN without a miss). */
+  public final double missMeanBytes;
   /** Bytes written to an L2 engine per measured operation; NaN where the cache does not say. */
   public final double bytesWrittenPerOp;
   /** Bélády's hit ratio on the same reads and capacity (see {@code Belady}), NaN if not run. */
@@ -95,6 +97,7 @@ public final class Result {
     this.fetchP99 = b.fetchP99;
     this.insertP50 = b.insertP50;
     this.insertP99 = b.insertP99;
+    this.missMeanBytes = b.missMeanBytes;
     this.bytesWrittenPerOp = b.bytesWrittenPerOp;
     this.optHitRatio = b.optHitRatio;
     this.a0HitRatio = b.a0HitRatio;
@@ -163,6 +166,7 @@ public final class Result {
     double fetchP99 = Double.NaN;
     double insertP50 = Double.NaN;
     double insertP99 = Double.NaN;
+    double missMeanBytes = Double.NaN;
     double bytesWrittenPerOp = Double.NaN;
     double optHitRatio = Double.NaN;
     double a0HitRatio = Double.NaN;

@@ -143,6 +143,7 @@ final class Runner {
       r.fetchP99 = missTimes.fetchNanos(99);
       r.insertP50 = missTimes.insertNanos(50);
       r.insertP99 = missTimes.insertNanos(99);
+      r.missMeanBytes = missTimes.meanBytes();
       r.bytesWrittenPerOp = counters.bytesWritten < 0 ? Double.NaN
           : (double) counters.bytesWritten / ops;
       r.ops = ops;

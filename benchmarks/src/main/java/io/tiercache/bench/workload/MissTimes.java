@@ -10,7 +10,8 @@ import org.HdrHistogram.Histogram;
  * positional read of the block, the same work whatever the cache) and the <em>insert</em> (the
  * cache's {@code cacheBlock} of what was fetched, the cache's own share of a miss). Each is an
  * HdrHistogram of nanoseconds (3 significant digits); the lookup that missed and the check of
- * the bytes are in neither.
+ * the bytes are in neither. Also the bytes of the blocks missed: with mixed block sizes, a cache
+ * whose misses are the larger blocks pays more per miss, whatever its insert costs.
  *
  * <p>Concurrency: one instance per worker thread, recorded only by it; read after the worker has
  * arrived at the phase barrier (a happens-before edge), or merged into another instance then.
@@ -21,16 +22,24 @@ public final class MissTimes {
 
   private final Histogram fetch = new Histogram(MAX_NANOS, 3);
   private final Histogram insert = new Histogram(MAX_NANOS, 3);
+  private long bytes;
 
-  void record(long fetchNanos, long insertNanos) {
+  void record(long fetchNanos, long insertNanos, int blockBytes) {
     fetch.recordValue(Math.max(0, Math.min(fetchNanos, MAX_NANOS)));
     insert.recordValue(Math.max(0, Math.min(insertNanos, MAX_NANOS)));
+    bytes += blockBytes;
   }
 
   /** Adds {@code other}'s misses to these. */
   public void add(MissTimes other) {
     fetch.add(other.fetch);
     insert.add(other.insert);
+    bytes += other.bytes;
+  }
+
+  /** Mean serialized size of a missed block in bytes; NaN without a miss. */
+  public double meanBytes() {
+    return misses() == 0 ? Double.NaN : (double) bytes / misses();
   }
 
   /** Misses recorded. */

@@ -63,7 +63,8 @@ public final class Reader {
       long insertStart = times != null ? System.nanoTime() : 0;
       cache.cacheBlock(key, block, false);
       if (times != null) {
-        times.record(insertStart - fetchStart, System.nanoTime() - insertStart);
+        times.record(insertStart - fetchStart, System.nanoTime() - insertStart,
+            block.getSerializedLength());
       }
     }
     try {

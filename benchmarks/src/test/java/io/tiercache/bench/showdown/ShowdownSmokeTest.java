@@ -61,6 +61,8 @@ class ShowdownSmokeTest {
       assertTrue(r.hitRatio == 1 || (r.insertP50 > 0 && r.insertP50 <= r.insertP99
           && r.fetchP99 > 0), r.subject + " " + r.cell() + " insert p50 " + r.insertP50
           + ", p99 " + r.insertP99 + ", fetch p99 " + r.fetchP99);
+      assertEquals(r.hitRatio == 1, Double.isNaN(r.missMeanBytes), r.subject + " " + r.cell());
+      assertTrue(r.hitRatio == 1 || r.missMeanBytes > 1024, r.cell() + " " + r.missMeanBytes);
       boolean bucketCache = r.subject.startsWith("hbase-bucket") || r.subject.equals(
           "hbase-combined");
       assertEquals(bucketCache, Double.isNaN(r.bytesWrittenPerOp), r.subject + " L2 bytes/op "
@@ -88,9 +90,9 @@ class ShowdownSmokeTest {
     assertTrue(last.get("optHitRatio").getAsDouble() > 0);
     assertTrue(last.get("a0HitRatio").isJsonNull(), "hbase-mixed has no popularity bound");
     assertTrue(last.has("l2BytesWrittenPerOp") && last.has("missWaitNanos"));
-    assertTrue(last.getAsJsonObject("missNanos").has("insertP99"));
+    assertTrue(last.getAsJsonObject("missNanos").has("insertP99") && last.has("missMeanBytes"));
     assertTrue(Files.readAllLines(out.resolve("showdown.csv")).get(0)
-        .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,error"));
+        .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,miss_mean_bytes,error"));
     for (Result r : results) {
       // Every cell's rows, in the text table, are led by its OPT row.
       assertTrue(Files.readString(out.resolve("showdown.txt")).matches("(?s).*"

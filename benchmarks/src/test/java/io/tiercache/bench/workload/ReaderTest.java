@@ -11,6 +11,7 @@ import io.tiercache.bench.data.BlockLayout;
 import io.tiercache.bench.data.BlockSizes;
 import io.tiercache.bench.data.Dataset;
 import java.nio.file.Path;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.LruBlockCache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,8 +28,8 @@ class ReaderTest {
     LruBlockCache cache = new LruBlockCache(8 * MB, 64 * 1024);
     try (Dataset dataset = Dataset.open(layout, dir)) {
       MissTimes times = new MissTimes();
-      assertTrue(Double.isNaN(times.fetchNanos(99)) && Double.isNaN(times.insertNanos(50)),
-          "no miss, no time");
+      assertTrue(Double.isNaN(times.fetchNanos(99)) && Double.isNaN(times.insertNanos(50))
+          && Double.isNaN(times.meanBytes()), "no miss, no time");
       MissDelay wait = new MissDelay(WAIT_NANOS);
 
       assertFalse(Reader.read(cache, dataset, 0, wait, times), "the first read misses");
@@ -36,6 +37,8 @@ class ReaderTest {
       assertTrue(times.fetchNanos(99) >= WAIT_NANOS,
           "the fetch holds the whole wait: " + times.fetchNanos(99));
       assertFalse(Double.isNaN(times.insertNanos(50)), "the insert is timed too");
+      int size0 = blockBytes(dataset, 0);
+      assertEquals(size0, times.meanBytes(), "the missed block's bytes");
 
       assertTrue(Reader.read(cache, dataset, 0, wait, times), "cached by the miss");
       assertEquals(1, times.misses(), "a hit is not a miss's time");
@@ -50,8 +53,18 @@ class ReaderTest {
       assertEquals(2, merged.misses());
       assertTrue(merged.fetchNanos(0) < WAIT_NANOS, "the miss without a wait is the faster one");
       assertTrue(merged.fetchNanos(100) >= WAIT_NANOS);
+      assertEquals((size0 + blockBytes(dataset, 2)) / 2.0, merged.meanBytes(), 1e-9);
     } finally {
       cache.shutdown();
+    }
+  }
+
+  private static int blockBytes(Dataset dataset, int id) throws Exception {
+    Cacheable block = dataset.read(id);
+    try {
+      return block.getSerializedLength();
+    } finally {
+      block.release();
     }
   }
 }
