@@ -201,6 +201,17 @@ class BucketTierAdmissionTest {
   }
 
   @Test
+  void theSketch_agesAfterTwentySightingsPerLongOfCounters() {
+    BucketTier t = tier("offheap", "tinylfu");
+    try {
+      // 8 MB / the 64 KB hint = 128 blocks: 128 longs of counters, aged every 20 x 128.
+      assertEquals(20L * 128, t.admission().sketch().sampleSize());
+    } finally {
+      t.shutdown();
+    }
+  }
+
+  @Test
   void bytesWritten_countsEverySerializedByteWritten_andNoneOfARejectedBlock() {
     BucketTier t = tier("file", "tinylfu");
     try {

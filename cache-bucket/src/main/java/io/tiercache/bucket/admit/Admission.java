@@ -33,6 +33,18 @@ public final class Admission {
   /** Estimate from which a candidate that loses to its victim is admitted at random. */
   static final int WARM = 6;
 
+  /**
+   * The sketch ages after this many sightings per long of counters, twice Caffeine's 10: the
+   * L2's candidates and victims are the rarely read blocks (the L1 and CLOCK keep the popular
+   * ones), whose few sightings a longer sample tells apart. Measured against 10 in two runs
+   * of the showdown's page-cache cells (docs/benchmarks.md, "The L2 sketch's sample"): hit
+   * ratio +0.3 to +1.2 pt in the {@code scan} and 64 KB {@code zipf} cells, -0.1 to +0.5 pt in
+   * the other 3x and 9x cells, -0.5 pt at {@code zipf-mixed-1x}, 0.43x to 0.96x the bytes
+   * written; widening the sketch changed nothing, and 30 or more times lost hit ratio in the
+   * mixed-size cells.
+   */
+  public static final int SAMPLE_FACTOR = 20;
+
   private final FrequencySketch sketch;
   private final IntSupplier random;
   private volatile boolean tinyLfu;
@@ -46,7 +58,7 @@ public final class Admission {
   }
 
   Admission(String mode, long expectedBlocks, IntSupplier random) {
-    this.sketch = new FrequencySketch(expectedBlocks);
+    this.sketch = new FrequencySketch(expectedBlocks, SAMPLE_FACTOR);
     this.random = random;
     setMode(mode);
   }

@@ -30,8 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * with. Heap: {@code 16 * width} bytes, width the next power of two of the expected keys.
  *
  * <h2>Aging</h2>
- * After {@code 10 * width} recorded sightings (the sample) every counter is halved and the
- * doorkeeper cleared, so the estimates follow a changing workload.
+ * After {@code sampleFactor * width} recorded sightings (the sample; the factor is
+ * {@value #DEFAULT_SAMPLE_FACTOR}, Caffeine's, unless the owner gives another) every counter is
+ * halved and the doorkeeper cleared, so the estimates follow a changing workload. The count of
+ * sightings is halved with them, so each later aging comes half a sample after the one before.
  *
  * <h2>Concurrency</h2>
  * Counters and doorkeeper words change by compare-and-set, so no counter increment is lost or
@@ -44,6 +46,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FrequencySketch {
   /** Largest estimate: 15 from the counters, 1 from the doorkeeper. */
   public static final int MAX_FREQUENCY = 16;
+
+  /** Sightings per long of counters in a sample, unless the owner gives another factor. */
+  public static final int DEFAULT_SAMPLE_FACTOR = 10;
+
+  /** Largest sample factor: counters of 4 bits saturate long before such a sample ends. */
+  public static final int MAX_SAMPLE_FACTOR = 1024;
 
   /** Most longs of counters (and of doorkeeper bits): 16 MB each. */
   static final int MAX_WIDTH = 1 << 21;
@@ -69,13 +77,29 @@ public final class FrequencySketch {
    * more.
    */
   public FrequencySketch(long expectedKeys) {
+    this(expectedKeys, DEFAULT_SAMPLE_FACTOR);
+  }
+
+  /**
+   * As {@link #FrequencySketch(long)}, aging after {@code sampleFactor * width} sightings: a
+   * longer sample remembers rarer keys (more sightings each before a halving) and follows a
+   * change in popularity more slowly.
+   *
+   * @throws IllegalArgumentException if {@code sampleFactor} is not between 1 and
+   *     {@value #MAX_SAMPLE_FACTOR}
+   */
+  public FrequencySketch(long expectedKeys, int sampleFactor) {
+    if (sampleFactor < 1 || sampleFactor > MAX_SAMPLE_FACTOR) {
+      throw new IllegalArgumentException("sample factor " + sampleFactor
+          + " is not between 1 and " + MAX_SAMPLE_FACTOR);
+    }
     long wanted = Math.max(64, Math.min(MAX_WIDTH, expectedKeys));
     int width = (int) Long.highestOneBit(wanted - 1) << 1;
     this.table = new long[width];
     this.doorkeeper = new long[width];
     this.tableMask = width - 1;
     this.doorMask = (width << 6) - 1;
-    this.sampleSize = 10L * width;
+    this.sampleSize = (long) sampleFactor * width;
   }
 
   /** Counts a sighting of {@code hash}: its doorkeeper bit if unset, else its counters. */

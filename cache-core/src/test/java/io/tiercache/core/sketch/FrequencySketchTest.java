@@ -5,6 +5,7 @@ package io.tiercache.core.sketch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -129,6 +130,22 @@ class FrequencySketchTest {
       assertTrue(s.frequency(k) >= 1 + threads * perThread,
           "seed " + SEED + ": key " + k + " estimated " + s.frequency(k));
     }
+  }
+
+  @Test
+  void sampleFactor_setsWhenTheSketchAges() {
+    assertEquals(10L * 64, new FrequencySketch(64).sampleSize());
+    FrequencySketch s = new FrequencySketch(64, 20);
+    assertEquals(20L * 64, s.sampleSize());
+    for (int k = 0; k < 20 * 64 - 1; k++) {
+      s.increment(k);
+    }
+    assertEquals(0, s.agings(), "not before 20 x width sightings");
+    s.increment(-1);
+    assertEquals(1, s.agings());
+    assertThrows(IllegalArgumentException.class, () -> new FrequencySketch(64, 0));
+    assertThrows(IllegalArgumentException.class,
+        () -> new FrequencySketch(64, FrequencySketch.MAX_SAMPLE_FACTOR + 1));
   }
 
   @Test
