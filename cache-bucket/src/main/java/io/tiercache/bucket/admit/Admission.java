@@ -34,15 +34,14 @@ public final class Admission {
   static final int WARM = 6;
 
   /**
-   * The sketch ages after this many sightings per long of counters, twice Caffeine's 10. The
-   * likely reason it helps (not measured): the L2's candidates and victims are the rarely read
-   * blocks (the L1 and CLOCK keep the popular ones), whose few sightings a longer sample tells
-   * apart. Measured against 10 in two runs
-   * of the showdown's page-cache cells (docs/benchmarks.md, "The L2 sketch's sample"): hit
-   * ratio +0.3 to +1.2 pt in the {@code scan} and 64 KB {@code zipf} cells, -0.1 to +0.5 pt in
-   * the other 3x and 9x cells, -0.5 pt at {@code zipf-mixed-1x}, 0.43x to 0.96x the bytes
-   * written; widening the sketch changed nothing, and 30 or more times lost hit ratio in the
-   * mixed-size cells.
+   * The sketch ages after this many sightings per long of counters, twice Caffeine's 10.
+   * Measured against 10 in two runs of the showdown's page-cache cells (docs/benchmarks.md,
+   * "The L2 sketch's sample"): hit ratio +0.3 to +1.2 pt in the {@code scan} and 64 KB
+   * {@code zipf} cells, -0.1 to +0.5 pt in the other 3x and 9x cells, -0.5 pt at
+   * {@code zipf-mixed-1x}, 0.43x to 0.96x the bytes written; widening the sketch changed
+   * nothing, and factors of 30 and more lost hit ratio in the mixed-size cells. The likely
+   * reason (not measured): the L2's candidates and victims are the rarely read blocks (the L1
+   * and CLOCK keep the popular ones), whose few sightings a longer sample tells apart.
    */
   public static final int SAMPLE_FACTOR = 20;
 
