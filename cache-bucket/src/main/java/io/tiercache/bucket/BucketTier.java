@@ -647,9 +647,10 @@ public final class BucketTier implements CacheTier, HeapSize {
   /**
    * The L2's own footprint on the Java heap (HBase's {@code HeapSize}, which
    * {@code CombinedBlockCache#heapSize} adds to the L1's): the index (its per-file tables,
-   * 5.3-7.1 bytes per written block, and about 150 bytes per file), the admission sketch (16 bytes per block of
-   * {@code hbase.blockcache.minblocksize} the capacity holds, rounded up to a power of two) plus
-   * the blocks still queued for a writer. The blocks
+   * 5.3-7.1 bytes per written block, and about 150 bytes per file), the admission filter (its
+   * sketch, 16 bytes, and its memory of decisions, 4 bytes, per block of
+   * {@code hbase.blockcache.minblocksize} the capacity holds, each rounded up to a power of two)
+   * plus the blocks still queued for a writer. The blocks
    * themselves and the slot records are off heap and not counted. O(files + queue).
    */
   @Override

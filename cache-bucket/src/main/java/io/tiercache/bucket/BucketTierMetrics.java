@@ -37,6 +37,7 @@ public final class BucketTierMetrics implements TierMetrics {
     Occupancy o = tier.occupancy();
     out.add(Metrics.SLABS, o.totalSlabs());
     out.add(Metrics.FREE_SLABS, o.freeSlabs());
+    out.add(Metrics.ADMISSION_LENIENCY, tier.admission().leniency());
     out.add(Metrics.UTILISATION, o.utilisation());
     long held = (long) (o.totalSlabs() - o.freeSlabs()) * o.slabSize();
     out.add(Metrics.WASTE, Math.max(0, held - tier.getCurrentSize()));

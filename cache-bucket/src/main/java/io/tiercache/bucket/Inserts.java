@@ -201,14 +201,12 @@ final class Inserts {
     if (victim == SlabAllocator.NO_VICTIM) {
       return true;
     }
-    int candidate = admission.frequency(key.getHfileName(), key.getOffset());
     String victimFile = victim == Handles.NONE ? null
         : store.files.nameIfIndexed(slabs.fileId(victim));
     if (victimFile == null) {
-      return candidate >= 2;
+      return admission.frequency(key.getHfileName(), key.getOffset()) >= 2;
     }
-    return admission.admits(candidate,
-        admission.frequency(victimFile, slabs.blockOffset(victim)));
+    return admission.admits(key, victimFile, slabs.blockOffset(victim));
   }
 
   /**

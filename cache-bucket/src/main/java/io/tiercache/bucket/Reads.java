@@ -79,8 +79,11 @@ final class Reads {
       if (updateCacheMetrics) {
         stats.hit(caching, key.isPrimary(), key.getBlockType());
       }
-    } else if (!repeat && updateCacheMetrics) {
-      stats.miss(caching, key.isPrimary(), key.getBlockType());
+    } else if (!repeat) {
+      admission.missed(key);
+      if (updateCacheMetrics) {
+        stats.miss(caching, key.isPrimary(), key.getBlockType());
+      }
     }
     return found;
   }

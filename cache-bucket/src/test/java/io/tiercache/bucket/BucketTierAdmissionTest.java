@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tiercache.bucket.admit.Admission;
 import io.tiercache.core.config.SettingException;
 import io.tiercache.core.contract.TestBlocks;
 import java.nio.file.Path;
@@ -195,6 +196,45 @@ class BucketTierAdmissionTest {
       assertEquals(0, t.getStats().admissionRejected());
       assertEquals(0, t.admission().frequency("hot", 0), "no sketch fed in all mode");
       assertEquals(t.getStats().admitted(), slots(t) + 1L);
+    } finally {
+      t.shutdown();
+    }
+  }
+
+  /**
+   * Two readers scanning the same blocks one after the other: each block is read twice in quick
+   * succession, then not again. Plain TinyLFU turns each away at its first read (it loses to the
+   * blocks read three times), so the second read misses as well; the misses on blocks it turned
+   * away, while the blocks pushed out for the few it lets in are never read again, make the
+   * filter lenient, and the second reads then hit.
+   */
+  /** Reads block {@code i} of the scanned file twice; whether the second read hit. */
+  private static boolean readTwice(BucketTier t, int i) {
+    read(t, "scan", i);
+    assertTrue(t.flush(30_000));
+    return read(t, "scan", i);
+  }
+
+  @Test
+  void blocksReadTwiceInQuickSuccession_areLetIn_onceTheTurnedAwayComeBack() {
+    BucketTier t = tier("offheap", "tinylfu");
+    try {
+      fill(t, "old", 3);
+      Admission a = t.admission();
+      int i = 0;
+      for (; i < 100; i++) {
+        assertFalse(readTwice(t, i), "plain TinyLFU at first: the second read misses, pair " + i);
+      }
+      for (; i < 20_000 && a.leniency() < 0.5; i++) {
+        readTwice(t, i);
+      }
+      assertTrue(a.leniency() >= 0.5, "leniency " + a.leniency() + " after " + i + " pairs");
+      int hits = 0;
+      for (int n = 0; n < 500; n++, i++) {
+        hits += readTwice(t, i) ? 1 : 0;
+      }
+      assertTrue(hits >= 150, "second reads that hit in the next 500 pairs: " + hits);
+      t.checkInvariants();
     } finally {
       t.shutdown();
     }

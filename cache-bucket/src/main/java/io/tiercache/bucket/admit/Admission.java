@@ -6,6 +6,7 @@ package io.tiercache.bucket.admit;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.sketch.FrequencySketch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 
@@ -25,9 +26,24 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  * colliding keys would keep every candidate out. As in Caffeine, a warm candidate (estimate at
  * least {@value #WARM}) that does not beat its victim is still admitted with probability 1/128.
  *
+ * <p>Leniency: a candidate that loses its duel is still admitted at a rate the filter learns
+ * from its own mistakes ({@link #LENIENCY}, from 1/64 up to 15/16, spread evenly over the
+ * losers). {@link Regrets} remembers each loser it turned away and each victim a lenient
+ * admission pushed out; a later miss on one is a regret. Once a generation of such decisions can
+ * no longer be regretted, the level rises a step if the turned away came back more than
+ * {@value #MARGIN} times as often as the pushed out, and falls one if less than {@value #FALL}
+ * times. What it is for: blocks read again soon after their first read and then not for long
+ * (two readers scanning the same range a few thousand reads apart), which frequency alone turns
+ * away at their first read and recency keeps; on frequency-shaped reads the victims come back
+ * at least as often and the level stays at its floor. Measured in docs/benchmarks.md, "The L2's
+ * admission learns its leniency".
+ *
  * <h2>Concurrency</h2>
  * Any thread may call any method; the mode is a volatile switched by
- * {@code onConfigurationChange}, read once per decision. The sketch is lock free.
+ * {@code onConfigurationChange}, read once per decision. The sketch and the regrets are lock
+ * free; the level is an atomic changed only under this object's monitor, which the one thread
+ * that ends a generation takes once per generation. Losers racing for the even spread may let in
+ * one more or one fewer: a shift of one decision.
  */
 public final class Admission {
   /** Estimate from which a candidate that loses to its victim is admitted at random. */
@@ -45,8 +61,33 @@ public final class Admission {
    */
   public static final int SAMPLE_FACTOR = 20;
 
+  /**
+   * The share of candidates that lose their duel and are admitted all the same, in 1/65536, by
+   * leniency level: 1/64 (the floor, which samples what a pushed-out victim costs), 1/16, 1/4,
+   * 1/2, 3/4, 15/16.
+   */
+  static final int[] LENIENCY = {1024, 4096, 16384, 32768, 49152, 61440};
+
+  /** How many times likelier to come back the turned away must be than the pushed out. */
+  static final double MARGIN = 1.5;
+
+  /** Below this many times as likely, the leniency falls a level (between the two it holds). */
+  static final double FALL = 1.1;
+
+  /** Decisions of each kind (turned away, let in) a step of the level needs. */
+  static final int MIN_SAMPLES = 32;
+  private static final int ONE = 1 << 16;
+
   private final FrequencySketch sketch;
   private final IntSupplier random;
+  private final Regrets regrets;
+  private final AtomicInteger level = new AtomicInteger();
+  private final AtomicInteger credit = new AtomicInteger();
+  // guarded by this: decisions and regrets of the final generations, older ones halved
+  private long rejected;
+  private long displaced;
+  private long rejectedRegrets;
+  private long displacedRegrets;
   private volatile boolean tinyLfu;
 
   /**
@@ -60,6 +101,7 @@ public final class Admission {
   Admission(String mode, long expectedBlocks, IntSupplier random) {
     this.sketch = new FrequencySketch(expectedBlocks, SAMPLE_FACTOR);
     this.random = random;
+    this.regrets = new Regrets(expectedBlocks);
     setMode(mode);
   }
 
@@ -77,6 +119,13 @@ public final class Admission {
   public void lookedUp(BlockCacheKey key) {
     if (tinyLfu) {
       sketch.increment(hash(key.getHfileName(), key.getOffset()));
+    }
+  }
+
+  /** Counts a lookup of {@code key} that missed: a regret if a recent decision turned it away. */
+  public void missed(BlockCacheKey key) {
+    if (tinyLfu) {
+      regrets.regret(hash(key.getHfileName(), key.getOffset()));
     }
   }
 
@@ -103,14 +152,83 @@ public final class Admission {
     return candidateFrequency >= WARM && (random.getAsInt() & 127) == 0;
   }
 
+  /**
+   * Decides a new data block {@code candidate} that would displace the block at
+   * {@code victimOffset} of {@code victimFile}: {@link #admits(int, int)}, or, if the candidate
+   * loses, admitted all the same at the current leniency; the decision is remembered.
+   */
+  public boolean admits(BlockCacheKey candidate, String victimFile, long victimOffset) {
+    int c = hash(candidate.getHfileName(), candidate.getOffset());
+    int v = hash(victimFile, victimOffset);
+    if (admits(sketch.frequency(c), sketch.frequency(v))) {
+      return true;
+    }
+    boolean admit = lenient();
+    int done = admit ? regrets.remember(v, Regrets.DISPLACED)
+        : regrets.remember(c, Regrets.REJECTED);
+    if (done >= 0) {
+      adapt(done);
+    }
+    return admit;
+  }
+
+  /** Whether this losing candidate is let in at the current leniency (an even spread). */
+  private boolean lenient() {
+    if (credit.addAndGet(LENIENCY[level.get()]) < ONE) {
+      return false;
+    }
+    credit.addAndGet(-ONE);
+    return true;
+  }
+
+  /**
+   * One step of the leniency level, once generation {@code gen}'s decisions are final: up if
+   * the candidates turned away came back more than {@value #MARGIN} times as often as the
+   * victims pushed out, down if less than {@value #FALL} times (each rate smoothed by one regret
+   * in two decisions). The counts add up over generations until each kind has
+   * {@value #MIN_SAMPLES} decisions; after each step they are halved, so older generations
+   * weigh less.
+   */
+  private synchronized void adapt(int gen) {
+    rejected += regrets.decided(Regrets.REJECTED, gen);
+    displaced += regrets.decided(Regrets.DISPLACED, gen);
+    rejectedRegrets += regrets.regretted(Regrets.REJECTED, gen);
+    displacedRegrets += regrets.regretted(Regrets.DISPLACED, gen);
+    if (rejected < MIN_SAMPLES || displaced < MIN_SAMPLES) {
+      return; // too few decisions of one kind to tell the rates apart: add the next generation
+    }
+    double turnedAway = (rejectedRegrets + 1.0) / (rejected + 2.0);
+    double pushedOut = (displacedRegrets + 1.0) / (displaced + 2.0);
+    int l = level.get();
+    if (turnedAway > MARGIN * pushedOut) {
+      if (l < LENIENCY.length - 1) {
+        level.set(l + 1);
+      }
+    } else if (turnedAway < FALL * pushedOut && l > 0) {
+      level.set(l - 1);
+    }
+    rejected /= 2;
+    displaced /= 2;
+    rejectedRegrets /= 2;
+    displacedRegrets /= 2;
+  }
+
+  /**
+   * The share of candidates that lose their duel and are admitted all the same: learned in
+   * {@code tinylfu} mode ({@code 1/64} to {@code 15/16}), 1 in {@code all} mode.
+   */
+  public double leniency() {
+    return tinyLfu ? LENIENCY[level.get()] / (double) ONE : 1.0;
+  }
+
   /** The sketch, for stats and tests. */
   public FrequencySketch sketch() {
     return sketch;
   }
 
-  /** Heap bytes of the sketch. */
+  /** Heap bytes of the sketch and of the memory of decisions. */
   public long heapBytes() {
-    return sketch.heapBytes();
+    return sketch.heapBytes() + regrets.heapBytes();
   }
 
   static int hash(String file, long offset) {

@@ -205,7 +205,7 @@ public final class CacheSettings {
       "tiercache.l2.admission", "tinylfu", "tinylfu or all",
       v -> v.equals("tinylfu") || v.equals("all"),
       "Admission in front of the L2's writes. `tinylfu`: a frequency sketch (4-bit count-min "
-          + "with a doorkeeper, aged every 10 × its width sightings) fed by every L2 lookup and "
+          + "with a doorkeeper, aged every 20 × its width sightings) fed by every L2 lookup and "
           + "insert; a data block is written when its size class has free space, or when its "
           + "estimated frequency beats that of the block CLOCK would evict for it; otherwise it "
           + "is rejected before any copy (counted in `admissionRejected`). Index and bloom "

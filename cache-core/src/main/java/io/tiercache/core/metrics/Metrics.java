@@ -78,6 +78,9 @@ public final class Metrics {
       "Slabs of the L2's memory or file.");
   public static final Metric FREE_SLABS = define("l2_freeSlabs", Kind.GAUGE, "slabs",
       "Slabs no size class holds.");
+  public static final Metric ADMISSION_LENIENCY = define("l2_admissionLeniency", Kind.GAUGE,
+      "ratio 0-1", "Share of new data blocks that lose their admission duel and are written all "
+          + "the same, as the filter learned it (1/64 to 15/16; 1 with admission all).");
   public static final Metric UTILISATION = define("l2_utilisation", Kind.GAUGE, "ratio 0-1",
       "Share of all slab memory that is in used slots.");
   public static final Metric WASTE = define("l2_wasteBytes", Kind.GAUGE, "bytes",

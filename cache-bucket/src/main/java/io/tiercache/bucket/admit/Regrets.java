@@ -1,0 +1,151 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.bucket.admit;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The L2 admission filter's memory of its recent decisions about candidates that lost their
+ * duel, to learn which of them it regrets: a ghost of each such candidate it turned away and of
+ * each victim a lenient admission pushed out (keys only, no data). A later miss on a remembered
+ * key is a regret of that kind, counted once, against the generation of the decision; a
+ * generation's counts are final once its keys are forgotten ({@link #remember} says when).
+ *
+ * <h2>Memory layout</h2>
+ * One direct-mapped table of {@code size} ints (a power of two, at least the L2's blocks when
+ * full, at most {@value #MAX_SIZE}); a key's hash picks its entry, a newer key overwrites an
+ * older one (the memory is lossy, not wrong: a lost ghost is a regret not counted):
+ * <pre>
+ *   int = | tag (25 bits) | kind (1 bit) | generation (6 bits) |
+ * </pre>
+ * The tag is a second hash of the key, so a false match needs a 25-bit collision within one
+ * entry. A {@code generation} ends every {@code size / 2} remembered decisions; an entry counts
+ * only in its own generation and the next, so a key is remembered for between {@code size / 2}
+ * and {@code size} decisions of either kind: the same horizon for both kinds, about as long as
+ * the L2 takes to turn over its blocks when every miss is written. The generation number wraps
+ * after 64; an entry 64 generations old (32 tables of later decisions) has been overwritten
+ * with near certainty, and one that was not would count one regret too many.
+ *
+ * <h2>Concurrency</h2>
+ * Any thread may call any method. Entries are written with {@code lazySet} and consumed by
+ * compare-and-set, so a regret is counted at most once; two decisions racing for one entry keep
+ * one of them. The generation is a volatile advanced by the thread whose decision ends it.
+ */
+final class Regrets {
+  /** The decision behind a remembered key. */
+  static final int REJECTED = 0;
+  static final int DISPLACED = 1;
+
+  /** Largest table: 16 MB of heap. */
+  static final int MAX_SIZE = 1 << 22;
+  static final int MIN_SIZE = 1 << 10;
+
+  private static final int GEN_BITS = 6;
+  private static final int GEN_MASK = (1 << GEN_BITS) - 1;
+  private static final int KIND_BIT = 1 << GEN_BITS;
+  private static final int GENERATIONS = 1 << GEN_BITS;
+
+  private final AtomicIntegerArray table;
+  /** Per kind and generation (index kind * 64 + generation): decisions remembered. */
+  private final AtomicLongArray decided = new AtomicLongArray(2 * GENERATIONS);
+  /** Per kind and generation of the decision: the regrets of those decisions. */
+  private final AtomicLongArray regretted = new AtomicLongArray(2 * GENERATIONS);
+  private final int mask;
+  private final long generationLength;
+  private final AtomicLong decisions = new AtomicLong();
+  private volatile int generation;
+
+  /** @param expectedBlocks blocks the L2 holds when full */
+  Regrets(long expectedBlocks) {
+    long want = Math.max(MIN_SIZE, Math.min(MAX_SIZE, expectedBlocks));
+    int size = Integer.highestOneBit((int) want);
+    if (size < want) {
+      size <<= 1;
+    }
+    this.table = new AtomicIntegerArray(size);
+    this.mask = size - 1;
+    this.generationLength = size / 2;
+  }
+
+  /**
+   * Remembers that {@code hash}'s key was turned away ({@link #REJECTED}) or pushed out
+   * ({@link #DISPLACED}).
+   *
+   * @return the generation whose decisions this call made final (its horizon is over: no later
+   *     regret can count against it), or -1; see {@link #decided} and {@link #regretted}
+   */
+  int remember(int hash, int kind) {
+    int h = spread(hash);
+    int gen = generation;
+    table.lazySet(h & mask, tag(h) | (kind == DISPLACED ? KIND_BIT : 0) | gen);
+    decided.incrementAndGet(kind * GENERATIONS + gen);
+    if (decisions.incrementAndGet() % generationLength != 0) {
+      return -1;
+    }
+    int next = (gen + 1) & GEN_MASK;
+    decided.set(next, 0); // the slots of the generation 64 before
+    decided.set(GENERATIONS + next, 0);
+    regretted.set(next, 0);
+    regretted.set(GENERATIONS + next, 0);
+    generation = next;
+    return (gen - 1) & GEN_MASK;
+  }
+
+  /** Decisions of {@code kind} made in generation {@code gen}. */
+  long decided(int kind, int gen) {
+    return decided.get(kind * GENERATIONS + gen);
+  }
+
+  /** Regrets counted so far of the decisions of {@code kind} made in generation {@code gen}. */
+  long regretted(int kind, int gen) {
+    return regretted.get(kind * GENERATIONS + gen);
+  }
+
+  /**
+   * The kind of decision remembered for {@code hash}'s key, forgotten by this call, or -1 if
+   * none is remembered within the horizon.
+   */
+  int regret(int hash) {
+    int h = spread(hash);
+    int i = h & mask;
+    int e = table.get(i);
+    if (e == 0 || (e & ~(KIND_BIT | GEN_MASK)) != tag(h)
+        || ((generation - e) & GEN_MASK) > 1 || !table.compareAndSet(i, e, 0)) {
+      return -1;
+    }
+    int kind = (e & KIND_BIT) != 0 ? DISPLACED : REJECTED;
+    regretted.incrementAndGet(kind * GENERATIONS + (e & GEN_MASK));
+    return kind;
+  }
+
+  /** Decisions remembered so far (both kinds). */
+  long decisions() {
+    return decisions.get();
+  }
+
+  /** The entry {@code hash}'s key takes (for tests). */
+  int slot(int hash) {
+    return spread(hash) & mask;
+  }
+
+  int size() {
+    return mask + 1;
+  }
+
+  long heapBytes() {
+    return 16L + 4L * table.length() + 2 * (16L + 8L * 2 * GENERATIONS) + 64;
+  }
+
+  private static int tag(int spread) {
+    return (spread * 0x9E3779B9) & ~(KIND_BIT | GEN_MASK);
+  }
+
+  private static int spread(int x) {
+    x = ((x >>> 16) ^ x) * 0x45d9f3b;
+    x = ((x >>> 16) ^ x) * 0x45d9f3b;
+    return (x >>> 16) ^ x;
+  }
+}
