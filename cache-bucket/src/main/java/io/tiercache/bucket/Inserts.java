@@ -182,9 +182,10 @@ final class Inserts {
    *       class that holds no slab yet) is admitted.</li>
    *   <li>Otherwise its sketch estimate is compared with that of the block CLOCK would evict
    *       for it ({@link SlabAllocator#admissionVictim}): admitted if higher (or, warm and
-   *       unlucky, at random: {@link Admission#admits}). A victim whose file the index no longer
-   *       names (its file dropped meanwhile), or no published victim at all, admits a candidate
-   *       seen at least twice.</li>
+   *       unlucky, at random), or else at the filter's learned leniency
+   *       ({@link Admission#admits(BlockCacheKey, String, long)}). A victim whose file the
+   *       index no longer names (its file dropped meanwhile), or no published victim at all,
+   *       admits a candidate seen at least twice.</li>
    * </ol>
    * Every insert attempt is counted in the sketch first.
    */
