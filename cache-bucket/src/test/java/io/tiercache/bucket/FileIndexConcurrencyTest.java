@@ -16,6 +16,7 @@ import io.tiercache.core.stats.TierStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,12 +57,17 @@ class FileIndexConcurrencyTest {
     AtomicLong hits = new AtomicLong();
     AtomicLong published = new AtomicLong();
     CyclicBarrier start = new CyclicBarrier(5);
+    // Readers begin once the writer has published a slab's worth: before, on 2 cores the readers
+    // could finish all their lookups before the writer's first publication (0 hits, a failure
+    // that says nothing about the index).
+    CountDownLatch firstBlocks = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(5);
     List<Future<?>> done = new ArrayList<>();
     for (int t = 0; t < 3; t++) {
       SplittableRandom rnd = new SplittableRandom(seed * 31 + t);
       done.add(pool.submit(() -> {
         start.await();
+        assertTrue(firstBlocks.await(60, TimeUnit.SECONDS), "seed " + seed + ": no publication");
         for (int op = 0; op < OPS; op++) {
           int file = rnd.nextInt(FILES);
           int offset = rnd.nextInt(OFFSETS);
@@ -85,23 +91,10 @@ class FileIndexConcurrencyTest {
     SplittableRandom writes = new SplittableRandom(seed * 31 + 3);
     done.add(pool.submit(() -> {
       start.await();
-      for (int op = 0; op < OPS; op++) {
-        int file = writes.nextInt(FILES);
-        int offset = writes.nextInt(OFFSETS);
-        long h = store.allocate(0);
-        if (h == Handles.NONE) {
-          continue;
-        }
-        BlockMeta m = new BlockMeta();
-        m.handle = h;
-        m.length = 4_096 + offset; // the key's own length, so a reader can tell blocks apart
-        m.flags = BlockMeta.F_DATA;
-        m.type = BlockType.DATA.ordinal();
-        if (store.publish(key(file, offset), m, () -> true)) {
-          published.incrementAndGet();
-        } else {
-          slabs.free(h);
-        }
+      try {
+        write(store, slabs, writes, published, firstBlocks);
+      } finally {
+        firstBlocks.countDown();
       }
       return null;
     }));
@@ -135,5 +128,30 @@ class FileIndexConcurrencyTest {
     assertEquals(0, slabs.usedSlotBytes(), "seed " + seed + ": a slot leaked");
     assertEquals(0, index.size());
     assertEquals(0, index.files().fileCount(), "seed " + seed + ": a file entry left");
+  }
+
+  /** The writer's loop: allocate, publish under a random key, free what it could not publish. */
+  private static void write(BlockStore store, SlabAllocator slabs, SplittableRandom writes,
+      AtomicLong published, CountDownLatch firstBlocks) {
+    for (int op = 0; op < OPS; op++) {
+      int file = writes.nextInt(FILES);
+      int offset = writes.nextInt(OFFSETS);
+      long h = store.allocate(0);
+      if (h == Handles.NONE) {
+        continue;
+      }
+      BlockMeta m = new BlockMeta();
+      m.handle = h;
+      m.length = 4_096 + offset; // the key's own length, so a reader can tell blocks apart
+      m.flags = BlockMeta.F_DATA;
+      m.type = BlockType.DATA.ordinal();
+      if (store.publish(key(file, offset), m, () -> true)) {
+        if (published.incrementAndGet() == SLAB / SLOT) {
+          firstBlocks.countDown();
+        }
+      } else {
+        slabs.free(h);
+      }
+    }
   }
 }

@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <h2>Concurrency</h2>
  * Any thread may call any method. Entries are written with {@code lazySet} and consumed by
  * compare-and-set, so a regret is counted at most once; two decisions racing for one entry keep
- * one of them. The generation is a volatile advanced by the thread whose decision ends it.
+ * one of them. A decision's generation follows from its number in the one atomic count, so no
+ * thread can stamp a stale generation or end one twice; the counts of a generation are cleared a
+ * whole generation before its first decision.
  */
 final class Regrets {
   /** The decision behind a remembered key. */
@@ -55,8 +57,8 @@ final class Regrets {
   private final AtomicLongArray regretted = new AtomicLongArray(2 * GENERATIONS);
   private final int mask;
   private final long generationLength;
+  /** Decisions remembered; decision n (from 1) belongs to generation (n - 1) / length. */
   private final AtomicLong decisions = new AtomicLong();
-  private volatile int generation;
 
   /** @param expectedBlocks blocks the L2 holds when full */
   Regrets(long expectedBlocks) {
@@ -78,19 +80,21 @@ final class Regrets {
    *     regret can count against it), or -1; see {@link #decided} and {@link #regretted}
    */
   int remember(int hash, int kind) {
+    long n = decisions.incrementAndGet();
+    int gen = (int) ((n - 1) / generationLength) & GEN_MASK; // this decision's generation
     int h = spread(hash);
-    int gen = generation;
     table.lazySet(h & mask, tag(h) | (kind == DISPLACED ? KIND_BIT : 0) | gen);
     decided.incrementAndGet(kind * GENERATIONS + gen);
-    if (decisions.incrementAndGet() % generationLength != 0) {
+    if (n % generationLength != 0) {
       return -1;
     }
-    int next = (gen + 1) & GEN_MASK;
-    decided.set(next, 0); // the slots of the generation 64 before
-    decided.set(GENERATIONS + next, 0);
-    regretted.set(next, 0);
-    regretted.set(GENERATIONS + next, 0);
-    generation = next;
+    // The last decision of its generation: clear the counts of the one after next (64
+    // generations old, and not written until a whole generation from now).
+    int clear = (gen + 2) & GEN_MASK;
+    decided.set(clear, 0);
+    decided.set(GENERATIONS + clear, 0);
+    regretted.set(clear, 0);
+    regretted.set(GENERATIONS + clear, 0);
     return (gen - 1) & GEN_MASK;
   }
 
@@ -112,6 +116,7 @@ final class Regrets {
     int h = spread(hash);
     int i = h & mask;
     int e = table.get(i);
+    int generation = (int) (decisions.get() / generationLength) & GEN_MASK;
     if (e == 0 || (e & ~(KIND_BIT | GEN_MASK)) != tag(h)
         || ((generation - e) & GEN_MASK) > 1 || !table.compareAndSet(i, e, 0)) {
       return -1;
