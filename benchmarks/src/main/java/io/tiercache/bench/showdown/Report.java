@@ -47,7 +47,7 @@ import java.util.function.ToDoubleFunction;
 final class Report {
   private static final String[] HEADER = {"scenario", "misses", "subject", "ops/s", "hit%",
       "of OPT", "L1/L2 hit%", "p50 us", "p95 us", "p99 us", "p99.9 us", "max us", "KB/op",
-      "L2 KB/op", "wait us", "ins p99 us", "GCs", "GC ms", "refused", "rejected"};
+      "L2 KB/op", "wait us", "ins p99 us", "GCs", "GC ms", "refused", "rejected", "blocks"};
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -114,7 +114,8 @@ final class Report {
           Double.isNaN(r.missWaitNanos) ? "-" : fmt("%.0f", r.missWaitNanos / 1e3),
           Double.isNaN(r.insertP99) ? "-" : fmt("%.1f", r.insertP99 / 1e3),
           Long.toString(r.gcCount), Long.toString(r.gcMillis), Long.toString(r.refused),
-          Long.toString(r.admissionRejected)});
+          Long.toString(r.admissionRejected),
+          Double.isNaN(r.residentBlocksMean) ? "-" : fmt("%.0f", r.residentBlocksMean)});
     }
     return align(rows, 3);
   }
@@ -227,7 +228,7 @@ final class Report {
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
         + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,"
-        + "miss_mean_bytes,error\n");
+        + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -241,6 +242,8 @@ final class Report {
           Long.toString(r.missLatencyNanos), num(r.missWaitNanos), num(r.optHitRatio),
           num(r.shareOfOpt()), num(r.bytesWrittenPerOp), num(r.a0HitRatio), num(r.fetchP99),
           num(r.insertP50), num(r.insertP99), num(r.missMeanBytes),
+          Double.isNaN(r.residentBlocksMean) ? "" : fmt("%.1f", r.residentBlocksMean),
+          r.residentBlocksMax < 0 ? "" : Long.toString(r.residentBlocksMax),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
     return s.toString();
@@ -282,6 +285,9 @@ final class Report {
       number(miss, "insertP50", r.insertP50);
       number(miss, "insertP99", r.insertP99);
       number(j, "missMeanBytes", r.missMeanBytes);
+      ObjectNode resident = j.putObject("residentBlocks");
+      number(resident, "mean", r.residentBlocksMean);
+      resident.put("max", r.residentBlocksMax);
       number(j, "allocBytesPerOp", r.allocBytesPerOp);
       number(j, "l2BytesWrittenPerOp", r.bytesWrittenPerOp);
       j.put("gcCount", r.gcCount)

@@ -57,6 +57,14 @@ public final class Result {
   public final double missMeanBytes;
   /** Bytes written to an L2 engine per measured operation; NaN where the cache does not say. */
   public final double bytesWrittenPerOp;
+  /**
+   * The cache's {@code getBlockCount()} over the measured phase, sampled as it starts and every
+   * {@code Runner.RESIDENCY_SAMPLE_MILLIS} ms after: the mean and the largest sample (NaN and -1
+   * if the run failed). How many blocks a cache really holds of its budget; a cache that evicts
+   * asynchronously can hold more than its budget for a while.
+   */
+  public final double residentBlocksMean;
+  public final long residentBlocksMax;
   /** Bélády's hit ratio on the same reads and capacity (see {@code Belady}), NaN if not run. */
   public final double optHitRatio;
   /**
@@ -99,6 +107,8 @@ public final class Result {
     this.insertP99 = b.insertP99;
     this.missMeanBytes = b.missMeanBytes;
     this.bytesWrittenPerOp = b.bytesWrittenPerOp;
+    this.residentBlocksMean = b.residentBlocksMean;
+    this.residentBlocksMax = b.residentBlocksMax;
     this.optHitRatio = b.optHitRatio;
     this.a0HitRatio = b.a0HitRatio;
     this.error = b.error;
@@ -168,6 +178,8 @@ public final class Result {
     double insertP99 = Double.NaN;
     double missMeanBytes = Double.NaN;
     double bytesWrittenPerOp = Double.NaN;
+    double residentBlocksMean = Double.NaN;
+    long residentBlocksMax = -1;
     double optHitRatio = Double.NaN;
     double a0HitRatio = Double.NaN;
     String error;

@@ -19,6 +19,8 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Phaser;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.HdrHistogram.Histogram;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 
@@ -30,7 +32,8 @@ import org.apache.hadoop.hbase.io.hfile.BlockCache;
  * <ol>
  *   <li>workers warm up, then arrive;</li>
  *   <li>the caller snapshots the cache's counters and the JVM meters, starts the clock, arrives;</li>
- *   <li>workers run their share of the measured operations, then arrive;</li>
+ *   <li>workers run their share of the measured operations, then arrive; meanwhile the caller
+ *       counts the cache's blocks every {@value #RESIDENCY_SAMPLE_MILLIS} ms;</li>
  *   <li>the caller stops the clock and snapshots again while the workers are still alive (their
  *       allocation counters die with them), then arrives and the workers end.</li>
  * </ol>
@@ -43,6 +46,8 @@ import org.apache.hadoop.hbase.io.hfile.BlockCache;
 final class Runner {
   /** Latencies above this are recorded as this (an HdrHistogram needs a bound). */
   private static final long MAX_LATENCY_NANOS = MissTimes.MAX_NANOS;
+  /** How often the caller counts the cache's blocks while the workers measure. */
+  static final long RESIDENCY_SAMPLE_MILLIS = 10;
 
   private final Dataset dataset;
   private final Path cacheDir;
@@ -119,7 +124,7 @@ final class Runner {
       JvmMeters before = JvmMeters.now();
       long start = System.nanoTime();
       arrive(phaser, workers);
-      arrive(phaser, workers);
+      Residency residency = awaitMeasured(phaser, workers, cache);
       long elapsed = System.nanoTime() - start;
       JvmMeters after = JvmMeters.now();
       CacheCounters counters = CacheCounters.of(cache).minus(countersBefore);
@@ -162,6 +167,8 @@ final class Runner {
       r.allocBytesPerOp = (double) after.allocatedSince(before) / ops;
       r.gcCount = after.gcCount - before.gcCount;
       r.gcMillis = after.gcMillis - before.gcMillis;
+      r.residentBlocksMean = residency.mean();
+      r.residentBlocksMax = residency.max;
       r.refused = counters.failedInserts;
       r.admissionRejected = counters.admissionRejected;
     } finally {
@@ -172,16 +179,62 @@ final class Runner {
     }
   }
 
+  /**
+   * Arrives for the caller at the end of the measured phase and waits for the workers, counting
+   * the cache's resident blocks as the phase starts and every {@value #RESIDENCY_SAMPLE_MILLIS}
+   * ms after (a timed wait on the phaser, so the count stops as the phase ends); rethrows a
+   * worker's failure.
+   */
+  private static Residency awaitMeasured(Phaser phaser, Worker[] workers, BlockCache cache)
+      throws Throwable {
+    Residency residency = new Residency();
+    int phase = phaser.arrive();
+    while (true) {
+      residency.add(cache.getBlockCount());
+      try {
+        if (phaser.awaitAdvanceInterruptibly(phase, RESIDENCY_SAMPLE_MILLIS,
+            TimeUnit.MILLISECONDS) < 0) {
+          rethrow(workers);
+        }
+        return residency;
+      } catch (TimeoutException stillRunning) {
+        // sample again
+      }
+    }
+  }
+
   /** Arrives for the caller and waits for the workers; rethrows a worker's failure. */
   private static void arrive(Phaser phaser, Worker[] workers) throws Throwable {
     if (phaser.arriveAndAwaitAdvance() < 0) {
-      for (Worker w : workers) {
-        w.join();
-        if (w.failure != null) {
-          throw w.failure;
-        }
+      rethrow(workers);
+    }
+  }
+
+  /** After the phaser terminated: the first worker's failure. */
+  private static void rethrow(Worker[] workers) throws Throwable {
+    for (Worker w : workers) {
+      w.join();
+      if (w.failure != null) {
+        throw w.failure;
       }
-      throw new IllegalStateException("a worker stopped without saying why");
+    }
+    throw new IllegalStateException("a worker stopped without saying why");
+  }
+
+  /** The cache's block count sampled over the measured phase. */
+  private static final class Residency {
+    long samples;
+    long sum;
+    long max = -1;
+
+    void add(long blocks) {
+      samples++;
+      sum += blocks;
+      max = Math.max(max, blocks);
+    }
+
+    double mean() {
+      return (double) sum / samples;
     }
   }
 

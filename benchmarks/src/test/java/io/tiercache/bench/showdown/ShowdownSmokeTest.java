@@ -71,6 +71,9 @@ class ShowdownSmokeTest {
         assertEquals(0.0, r.bytesWrittenPerOp, r.subject + ": no L2, nothing written");
       }
       assertTrue(r.hitRatio >= 0 && r.hitRatio <= 1, r.subject + " hit " + r.hitRatio);
+      // Resident blocks: sampled at least as the phase starts, after the warm-up filled the cache.
+      assertTrue(r.residentBlocksMean > 0 && r.residentBlocksMean <= r.residentBlocksMax,
+          r.subject + " resident blocks " + r.residentBlocksMean + ", max " + r.residentBlocksMax);
       assertTrue(r.p50 > 0 && r.p50 <= r.p99 && r.p99 <= r.max, r.subject);
       assertTrue(r.allocBytesPerOp > 0, r.subject);
     }
@@ -91,8 +94,10 @@ class ShowdownSmokeTest {
     assertTrue(last.get("a0HitRatio").isJsonNull(), "hbase-mixed has no popularity bound");
     assertTrue(last.has("l2BytesWrittenPerOp") && last.has("missWaitNanos"));
     assertTrue(last.getAsJsonObject("missNanos").has("insertP99") && last.has("missMeanBytes"));
+    assertTrue(last.getAsJsonObject("residentBlocks").has("max"));
     assertTrue(Files.readAllLines(out.resolve("showdown.csv")).get(0)
-        .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,miss_mean_bytes,error"));
+        .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,miss_mean_bytes,"
+            + "resident_blocks_mean,resident_blocks_max,error"));
     for (Result r : results) {
       // Every cell's rows, in the text table, are led by its OPT row.
       assertTrue(Files.readString(out.resolve("showdown.txt")).matches("(?s).*"
