@@ -287,7 +287,11 @@ final class Report {
       number(j, "missMeanBytes", r.missMeanBytes);
       ObjectNode resident = j.putObject("residentBlocks");
       number(resident, "mean", r.residentBlocksMean);
-      resident.put("max", r.residentBlocksMax);
+      if (r.residentBlocksMax < 0) {
+        resident.putNull("max");
+      } else {
+        resident.put("max", r.residentBlocksMax);
+      }
       number(j, "allocBytesPerOp", r.allocBytesPerOp);
       number(j, "l2BytesWrittenPerOp", r.bytesWrittenPerOp);
       j.put("gcCount", r.gcCount)
