@@ -35,11 +35,13 @@ public final class BucketConfig {
       L2_WRITER_THREADS, L2_WRITER_QUEUE, L2_PERSISTENT_PATH, L2_PERSIST_INTERVAL_MS,
       L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND, CacheSettings.STATS_PERIODS,
       CacheSettings.STATS_PERIOD_MINUTES, CacheSettings.L2_ADMISSION,
-      CacheSettings.L2_WRITE_MODE, CacheSettings.BLOCK_SIZE_HINT);
+      CacheSettings.L2_WRITE_MODE, CacheSettings.BLOCK_SIZE_HINT,
+      CacheSettings.L2_REBALANCE_HIT_PERCENT);
 
   /** The settings an L2 can change at run time ({@code onConfigurationChange}). */
   static final List<Setting<?>> RUNTIME = Arrays.asList(L2_PERSIST_INTERVAL_MS,
-      L2_ERRORS_TOLERATED_MS, CacheSettings.L2_ADMISSION, CacheSettings.L2_WRITE_MODE);
+      L2_ERRORS_TOLERATED_MS, CacheSettings.L2_ADMISSION, CacheSettings.L2_WRITE_MODE,
+      CacheSettings.L2_REBALANCE_HIT_PERCENT);
 
   /** The settings an L2 reads at start-up only: its engine, geometry and threads. */
   static final List<Setting<?>> START_ONLY = Arrays.asList(L2_IOENGINE, L2_SIZE,
@@ -69,6 +71,8 @@ public final class BucketConfig {
   String admission = CacheSettings.L2_ADMISSION.defaultValue();
   /** {@code tiercache.l2.write.mode}: {@code inline} or {@code queued} (validated when set). */
   String writeMode = CacheSettings.L2_WRITE_MODE.defaultValue();
+  /** {@code tiercache.l2.rebalance.hit.percent} (validated when set). */
+  int rebalanceHitPercent = CacheSettings.L2_REBALANCE_HIT_PERCENT.defaultValue();
   /** {@code tiercache.l2.journal.compact.percent} (validated when set). */
   int journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.defaultValue();
   /** {@code hbase.blockcache.minblocksize}: sizes the admission sketch (capacity / hint). */
@@ -135,6 +139,7 @@ public final class BucketConfig {
     config.statsPeriodMinutes = CacheSettings.STATS_PERIOD_MINUTES.get(conf);
     config.admission = CacheSettings.L2_ADMISSION.get(conf);
     config.writeMode = CacheSettings.L2_WRITE_MODE.get(conf);
+    config.rebalanceHitPercent = CacheSettings.L2_REBALANCE_HIT_PERCENT.get(conf);
     config.journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.get(conf);
     config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.get(conf);
     return config;

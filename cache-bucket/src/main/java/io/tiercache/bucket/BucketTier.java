@@ -169,6 +169,7 @@ public final class BucketTier implements CacheTier, HeapSize {
     DirectBudget.check(config);
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
+      slabs.setHitPercent(config.rebalanceHitPercent);
       this.index = new BlockIndex(
           SlabAllocator.maxSlotsFor(config.capacity, config.slabSize, config.classes),
           config.classes.slotsPerSlab(0), BlockStore.slots(slabs));
@@ -209,7 +210,7 @@ public final class BucketTier implements CacheTier, HeapSize {
     this.writeBehind = inserts.writeBehind;
     this.reads = new Reads(this, writeBehind);
     this.evictions = new FileEvictions(this, writeBehind, residency);
-    this.settings = new RuntimeSettings(name, faults, admission, persistence, inserts);
+    this.settings = new RuntimeSettings(name, faults, admission, persistence, inserts, slabs);
     persistence.start(restorer);
     allocateRecordsInBackground();
   }

@@ -4,6 +4,7 @@
 package io.tiercache.bucket;
 
 import io.tiercache.bucket.admit.Admission;
+import io.tiercache.bucket.alloc.SlabAllocator;
 import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.config.SettingException;
 import java.util.List;
@@ -14,8 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The L2's settings that change at run time ({@link BucketConfig#RUNTIME}), applied by
  * {@link BucketTier#onConfigurationChange}: the checkpoint interval, the I/O-error tolerance, the
- * admission mode and the write mode. The rest ({@link BucketConfig#START_ONLY}) is logged as
- * taking effect at restart.
+ * admission mode, the write mode and the hits' weight in slab moves. The rest
+ * ({@link BucketConfig#START_ONLY}) is logged as taking effect at restart.
  *
  * <p>Thread safe: {@link #apply} is synchronized (HBase calls it from one thread anyway); the
  * parts it sets are thread safe.
@@ -28,12 +29,14 @@ final class RuntimeSettings {
   private final Admission admission;
   private final TierPersistence persistence;
   private final Inserts inserts;
+  private final SlabAllocator slabs;
   /** The configuration the current settings were read from (empty for a tier built in code). */
   private Configuration applied = new Configuration(false);
 
   RuntimeSettings(String name, FaultTracker faults, Admission admission,
-      TierPersistence persistence, Inserts inserts) {
+      TierPersistence persistence, Inserts inserts, SlabAllocator slabs) {
     this.name = name;
+    this.slabs = slabs;
     this.inserts = inserts;
     this.faults = faults;
     this.admission = admission;
@@ -51,11 +54,13 @@ final class RuntimeSettings {
     int tolerated;
     String admissionMode;
     String writeMode;
+    int hitPercent;
     try {
       interval = CacheSettings.L2_PERSIST_INTERVAL_MS.get(conf);
       tolerated = CacheSettings.L2_ERRORS_TOLERATED_MS.get(conf);
       admissionMode = CacheSettings.L2_ADMISSION.get(conf);
       writeMode = CacheSettings.L2_WRITE_MODE.get(conf);
+      hitPercent = CacheSettings.L2_REBALANCE_HIT_PERCENT.get(conf);
     } catch (SettingException e) {
       LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
           e.getMessage());
@@ -69,6 +74,7 @@ final class RuntimeSettings {
     faults.setToleratedMs(tolerated);
     admission.setMode(admissionMode);
     inserts.setWriteMode(writeMode);
+    slabs.setHitPercent(hitPercent);
     persistence.setInterval(interval);
     applied = new Configuration(conf);
     if (!changed.isEmpty()) {

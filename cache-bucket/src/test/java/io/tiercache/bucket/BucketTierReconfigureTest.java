@@ -63,6 +63,29 @@ class BucketTierReconfigureTest {
   }
 
   @Test
+  void rebalanceHitPercent_readAtStart_changesOnline_badValueKeepsTheOldOne() {
+    BucketTier plain = new BucketTier(conf());
+    assertEquals(100, plain.slabs.hitPercent(), "slabs follow hits by default");
+    plain.shutdown();
+    Configuration start = conf();
+    start.set("tiercache.l2.rebalance.hit.percent", "40");
+    BucketTier t = new BucketTier(start);
+    assertEquals(40, t.slabs.hitPercent());
+
+    Configuration bad = new Configuration(start);
+    bad.set("tiercache.l2.rebalance.hit.percent", "101");
+    t.onConfigurationChange(bad);
+    assertEquals(40, t.slabs.hitPercent(), "rejected: the current value stays");
+
+    Configuration zero = new Configuration(start);
+    zero.set("tiercache.l2.rebalance.hit.percent", "0");
+    t.onConfigurationChange(zero);
+    assertEquals(0, t.slabs.hitPercent());
+    assertEquals(0, t.unexpectedFailures());
+    t.shutdown();
+  }
+
+  @Test
   void unchangedConfiguration_changesNothing() {
     BucketTier t = new BucketTier(conf());
     t.onConfigurationChange(conf());

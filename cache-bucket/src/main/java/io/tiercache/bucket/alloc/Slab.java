@@ -117,6 +117,12 @@ final class Slab {
   int clockHand;
   /** {@code System.nanoTime()} of the last read or allocation of any slot here (rebalancing). */
   volatile long lastAccess;
+  /**
+   * Reads of this slab's blocks since the allocator last counted them into its class's hits
+   * (rebalancing). Incremented by readers without a lock or CAS (a lost increment is a
+   * miscount of one in a share, not a fault), read and reset under the allocator's lock.
+   */
+  long hits;
 
   Slab(int index, long base, int maxSlots) {
     this.index = index;

@@ -24,18 +24,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * larger class that owns slabs ({@link #hostOf}); a slot's size is always its slab's class's.
  *
  * <h2>Reclaiming: evict in class, or rebalance</h2>
- * {@link #reclaim} decides per request. Each class's <em>demand</em> is its share of the bytes
- * recently requested (slot size per allocation request; counters halved every
- * {@code 16 × slabs} requests, at least 256), its <em>holding</em> its share of slabs. A class
+ * {@link #reclaim} decides per request. Each class's <em>demand</em> is its share of the hits
+ * its slabs recently served, or, weighed against that by {@link #setHitPercent} (100 by default:
+ * hits alone), its share of the bytes recently requested (slot size per allocation request);
+ * both counters are halved every {@code 16 × slabs} requests (at least 256), and until a hit has
+ * been counted the bytes decide. Its <em>holding</em> is its share of slabs. A class
  * holding at least one slab less than its demand, or no slab at all, takes a slab from a class
  * holding more than its demand: the least recently accessed slab of those classes is
  * <em>drained</em> (all its blocks evicted, pinned ones freed on their last release) and then
  * reassigned — but only if that slab was accessed less recently than every slab of the needy
- * class (or the needy class has none). Memory thus follows the insert byte rate of each class,
- * which evens out how long a block survives whatever its size, and a shift in block sizes moves
- * the slabs with it; a class that is inserted into rarely because it is hit all the time (index
- * and bloom blocks) keeps its slabs. Slab recency is {@code System.nanoTime()} of the last read
- * or allocation in the slab.
+ * class (or the needy class has none). Memory thus goes where a slab serves the most hits: a
+ * class of small blocks holds more blocks per slab and so, at like popularity, more hits per slab,
+ * and takes slabs from a class of large ones until their hits per slab are level (with the
+ * insert bytes alone, every block lived about as long whatever its size, and at 2 GB of mixed
+ * sizes the L2 held 13 % fewer blocks than Caffeine: docs/benchmarks.md); a shift in block sizes
+ * or in what is read moves the slabs with it; a class that is inserted into rarely because it is
+ * hit all the time (index and bloom blocks) keeps its slabs. Slab recency is
+ * {@code System.nanoTime()} of the last read or allocation in the slab; a slab's hits are counted
+ * by its readers without a lock and added to its class's at each halving (those of a slab that
+ * empties before are dropped, so a slab leaving its class does not raise the class's share).
  *
  * <p>A class whose demand, in its host's larger slots, is worth less than a quarter slab does
  * not take one when memory is full: as a guest it evicts by its host's CLOCK, and a slab it
@@ -61,11 +68,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * every change to the class's free space or CLOCK hand refreshes under the lock (a reader's
  * look at the victim once parked on this lock behind writers' evictions: issue 11).
  *
- * <p><b>Size.</b> About 830 lines, past the style guide's 600: slab assignment, guests,
- * CLOCK's victims and their admission hints, rebalancing, draining and the lazily allocated
- * records all change the same slab lists and free counts under the one lock; the lock-free
- * record accessors are one-line delegations to {@link Slab}. Splitting them apart would expose
- * that lock's state to a second class.
+ * <p><b>Size.</b> About 890 lines, past the style guide's 600: slab assignment, guests,
+ * CLOCK's victims and their admission hints, rebalancing (and the demand and hit counts it
+ * reads), draining and the lazily allocated records all change the same slab lists and free
+ * counts under the one lock; the lock-free record accessors are one-line delegations to
+ * {@link Slab}. Splitting them apart would expose that lock's state to a second class.
  */
 public final class SlabAllocator {
   private final SizeClasses classes;
@@ -76,6 +83,9 @@ public final class SlabAllocator {
   final List<List<Slab>> byClass = new ArrayList<>(); // guarded by lock
   private final ArrayDeque<Slab>[] partial; // guarded by lock: class slabs with free slots
   private final long[] demand; // guarded by lock
+  private final long[] hitDemand; // guarded by lock: hits per class, halved with demand
+  private long hitTotal; // guarded by lock: the sum of hitDemand
+  private volatile int hitPercent = 100; // the hits' weight in a class's share, 0..100
   final int[] clockSlab; // guarded by lock: per class, index into byClass of the hand
   private final ClockView[] clockView; // per class, what Clock sees of it (under lock)
   private long requests; // guarded by lock
@@ -122,6 +132,7 @@ public final class SlabAllocator {
     this.draining = new boolean[slabs.length];
     this.partial = new ArrayDeque[classes.count()];
     this.demand = new long[classes.count()];
+    this.hitDemand = new long[classes.count()];
     this.clockSlab = new int[classes.count()];
     this.clockView = new ClockView[classes.count()];
     this.victimHint = new AtomicLongArray(classes.count());
@@ -335,10 +346,45 @@ public final class SlabAllocator {
   private void countDemand(int c) {
     demand[c] += classes.size(c);
     if (++requests % Math.max(256L, 16L * slabs.length) == 0) {
+      countHits();
+      hitTotal = 0;
       for (int i = 0; i < demand.length; i++) {
         demand[i] >>>= 1;
+        hitDemand[i] >>>= 1;
+        hitTotal += hitDemand[i];
       }
     }
+  }
+
+  /**
+   * Adds each slab's hits since the last count to its class's {@code hitDemand}: one pass over
+   * the slabs per window slide ({@code 16 × slabs} allocations), so a sixteenth of a slab's look
+   * per allocation. Caller holds the lock.
+   */
+  private void countHits() {
+    for (Slab s : slabs) {
+      long h = s.hits;
+      if (h != 0 && s.sizeClass >= 0) {
+        s.hits = 0;
+        hitDemand[s.sizeClass] += h;
+      }
+    }
+  }
+
+  /**
+   * Sets how much the hits each class served weigh against its insert bytes in its share of
+   * slabs ({@code tiercache.l2.rebalance.hit.percent}, 0 to 100); any thread.
+   */
+  public void setHitPercent(int percent) {
+    if (percent < 0 || percent > 100) {
+      throw new IllegalArgumentException("hit percent " + percent + " outside 0..100");
+    }
+    hitPercent = percent;
+  }
+
+  /** {@link #setHitPercent}'s current value. */
+  public int hitPercent() {
+    return hitPercent;
   }
 
   /**
@@ -366,6 +412,7 @@ public final class SlabAllocator {
       if (s.used == 0) {
         partial[c].remove(s);
         byClass.get(c).remove(s);
+        s.hits = 0; // dropped: a slab leaving its class does not raise the class's share
         s.release();
         if (draining[s.index]) {
           draining[s.index] = false;
@@ -458,7 +505,22 @@ public final class SlabAllocator {
 
   /** How many slabs class {@code c}'s share of the recent demand is worth. */
   private double slabsWorth(int c, long totalDemand) {
-    return totalDemand == 0 ? 0 : (double) demand[c] / totalDemand * slabs.length;
+    return share(c, totalDemand) * slabs.length;
+  }
+
+  /**
+   * Class {@code c}'s share of the slabs: its share of the recent insert bytes and its share of
+   * the recent hits, weighed by {@link #hitPercent} (the insert share alone until a hit has been
+   * counted). Caller holds the lock.
+   */
+  private double share(int c, long totalDemand) {
+    double inserts = totalDemand == 0 ? 0 : (double) demand[c] / totalDemand;
+    int w = hitPercent;
+    if (w == 0 || hitTotal == 0) {
+      return inserts;
+    }
+    double hits = (double) hitDemand[c] / hitTotal;
+    return (w * hits + (100 - w) * inserts) / 100;
   }
 
   /** The recent demand of all classes, in bytes. Caller holds the lock. */
@@ -508,7 +570,7 @@ public final class SlabAllocator {
       if (d == needy || byClass.get(d).isEmpty()) {
         continue;
       }
-      double demandShare = total == 0 ? 0 : (double) demand[d] / total;
+      double demandShare = share(d, total);
       double held = (double) byClass.get(d).size() / slabs.length;
       if (held <= demandShare && !byClass.get(needy).isEmpty()) {
         continue;
@@ -666,6 +728,7 @@ public final class SlabAllocator {
       return false;
     }
     s.lastAccess = System.nanoTime();
+    s.hits++; // racy: two readers' increments may count as one; a share, not a total
     return true;
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tiercache.bucket.meta.BlockMeta;
@@ -120,6 +121,48 @@ class SlabAllocatorPolicyTest {
     for (long v : cold.victims) {
       assertEquals(SMALL, a.classOf(v));
     }
+  }
+
+  /**
+   * Slabs follow hits: a class whose one slab serves every hit takes a slab from a class that is
+   * inserted into far more but never read; with the hits' weight at 0 (slabs follow the insert
+   * bytes, as before) the same class evicts its own block instead.
+   */
+  @Test
+  void reclaim_classServingTheHits_takesASlabFromOneOnlyInsertedInto_unlessHitsWeighNothing() {
+    for (int percent : new int[] {100, 0}) {
+      SlabAllocator a = allocator(4);
+      a.setHitPercent(percent);
+      List<Long> small = fill(a, SMALL, 64); // one slab
+      fill(a, LARGE, 48); // three slabs: none free
+      tick();
+      for (int round = 0; round < 10; round++) {
+        small.forEach(h -> hit(a, h));
+      }
+      for (int i = 0; i < 300; i++) { // the large class keeps asking; its demand is counted
+        assertEquals(Handles.NONE, a.allocate(LARGE));
+      }
+      SlabAllocator.Reclaim r = a.reclaim(SMALL);
+      assertNotNull(r);
+      if (percent == 100) {
+        assertTrue(r.rebalance, "the unread large class gives a slab to the read one");
+        assertEquals(16, r.victims.length);
+        for (long v : r.victims) {
+          assertEquals(LARGE, a.classOf(v));
+        }
+      } else {
+        assertFalse(r.rebalance, "by insert bytes the small class holds its share already");
+        assertEquals(1, r.victims.length);
+        assertEquals(SMALL, a.classOf(r.victims[0]));
+      }
+    }
+  }
+
+  @Test
+  void setHitPercent_outsideZeroToHundred_isRefused() {
+    SlabAllocator a = allocator(1);
+    assertThrows(IllegalArgumentException.class, () -> a.setHitPercent(101));
+    assertThrows(IllegalArgumentException.class, () -> a.setHitPercent(-1));
   }
 
   @Test

@@ -180,6 +180,18 @@ public final class CacheSettings {
           + "size, so persistence writes in proportion to the churn and a restart reads at "
           + "most (1 + percent/100) checkpoints' worth."));
 
+  /** How much the L2's hits, against its insert bytes, weigh in each size class's slabs. */
+  public static final Setting<Integer> L2_REBALANCE_HIT_PERCENT = define(Setting.integer(
+      "tiercache.l2.rebalance.hit.percent", 100, 0, 100, "percent",
+      "Weight of the hits each size class served, against the bytes inserted into it, in the "
+          + "share of slabs the class may hold when slabs move between classes (both counted "
+          + "over a recent window of allocations and halved as it slides). 100: slabs follow "
+          + "hits, so a class whose slabs serve more hits per slab (smaller or hotter blocks) "
+          + "takes slabs from one whose slabs serve fewer; 0: slabs follow the insert byte rate "
+          + "alone (every block lives about as long whatever its size: TierCache before "
+          + "2026-11-28). Until the first window has counted a hit, the insert bytes decide. "
+          + "Changeable at run time (`onConfigurationChange`)."));
+
   /** How long I/O errors may last before the L2 disables itself. */
   public static final Setting<Integer> L2_ERRORS_TOLERATED_MS = define(Setting.integer(
       "hbase.bucketcache.ioengine.errors.tolerated.duration", 60_000, 0, Integer.MAX_VALUE,
