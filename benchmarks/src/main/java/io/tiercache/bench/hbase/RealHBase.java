@@ -7,6 +7,8 @@ import io.tiercache.bench.cli.Progress;
 import io.tiercache.bench.subject.Scratch;
 import io.tiercache.bucket.BucketTier;
 import io.tiercache.bucket.alloc.Occupancy;
+import io.tiercache.combined.TieredBlockCache;
+import io.tiercache.core.stats.TierStats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -292,9 +294,13 @@ public final class RealHBase {
           Integer.toString(clients)};
       PeRunner.run(conf, read); // warm-up pass
       long[] before = counters(cache);
+      long[] workBefore = work(cache);
       ClientResult[] results = PeRunner.run(conf, read);
       long[] after = counters(cache);
       System.out.println(residency(subject, ratio, cache, dir.resolve("hbase")));
+      if (workBefore != null) {
+        System.out.println(work(subject, ratio, workBefore, work(cache), after[1] - before[1]));
+      }
       return summarize(subject, ratio, loadRows, results, before, after);
     } finally {
       if (cluster != null) {
@@ -348,6 +354,49 @@ public final class RealHBase {
       }
     }
     return line.toString();
+  }
+
+  /**
+   * TierCache's work so far: {promotions, then per tier admitted (counted by the L2 only),
+   * rejected by admission, bytes written, blocks handed to the next tier}; null for a cache
+   * whose tiers do not count it (HBase's).
+   */
+  private static long[] work(BlockCache cache) {
+    BlockCache[] tiers = cache.getBlockCaches();
+    if (!(cache instanceof TieredBlockCache) || tiers == null || tiers.length != 2) {
+      return null;
+    }
+    long[] w = new long[9];
+    w[0] = ((TieredBlockCache) cache).promotions();
+    for (int i = 0; i < 2; i++) {
+      if (!(tiers[i].getStats() instanceof TierStats)) {
+        return null;
+      }
+      TierStats t = (TierStats) tiers[i].getStats();
+      w[1 + 4 * i] = t.admitted();
+      w[2 + 4 * i] = t.admissionRejected();
+      w[3 + 4 * i] = t.bytesWritten();
+      w[4 + 4 * i] = t.handedOff();
+    }
+    return w;
+  }
+
+  /**
+   * One line on what the cache did during the measured pass: the L2's admission decisions and
+   * bytes written, hot mode's copies of L2 data blocks into the L1, the L1's admission
+   * rejections and its victims handed down.
+   */
+  private static String work(String subject, int ratio, long[] before, long[] after,
+      long lookups) {
+    long[] d = new long[after.length];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = after[i] - before[i];
+    }
+    double perLookup = Math.max(1, lookups);
+    return String.format(Locale.ROOT, "real-hbase work: %s %d:1, measured pass, %d block lookups;"
+        + " L2 admitted %d, rejected %d, wrote %.1f MB (%.0f B per lookup); %d L2 data blocks"
+        + " copied into the L1, whose admission rejected %d; %d L1 victims handed to the L2",
+        subject, ratio, lookups, d[5], d[6], d[7] / 1e6, d[7] / perLookup, d[0], d[2], d[4]);
   }
 
   /** {hits, requests, l1 hits, l1 requests, l2 hits, l2 requests}. */

@@ -32,14 +32,17 @@ class SizeClassesTest {
   @Test
   void slotsPerSlab_matchesTheDocumentedTable() {
     SizeClasses c = new SizeClasses(CacheSettings.L2_BUCKET_SIZES.defaultValue(), SLAB);
-    int[] documented = {819, 585, 455, 372, 292, 240, 195, 151, 124, 99, 83, 71, 63, 42, 31,
-        21, 15, 10, 7};
+    int[] documented = {819, 585, 455, 372, 292, 240, 195, 151, 124, 99, 83, 71, 63, 56, 50,
+        46, 42, 36, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10, 9, 8, 7};
     assertEquals(documented.length, c.count());
     for (int i = 0; i < c.count(); i++) {
       assertEquals(documented[i], c.slotsPerSlab(i), "class " + i);
       assertTrue((long) c.slotsPerSlab(i) * c.size(i) <= SLAB);
       assertTrue((long) (c.slotsPerSlab(i) + 1) * c.size(i) > SLAB, "wasted a whole slot");
+      assertTrue((long) c.slotsPerSlab(i) * (c.size(i) + 256) > SLAB,
+          "class " + i + ": a slot 256 bytes longer would fit as many times");
     }
+    assertEquals(599_040, c.size(c.count() - 1), "the largest: 7 slots of 585 KB");
   }
 
   @Test

@@ -25,17 +25,30 @@ public final class CacheSettings {
   private static final List<IgnoredKey> IGNORED = new ArrayList<>();
 
   /**
-   * The L2's default bucket sizes: HBase's fourteen ({@code BucketAllocator.DEFAULT_BUCKET_SIZES})
-   * and five more below 33 KB (7, 11, 14, 21 and 27 KB), where HBase's sizes nearly double from
-   * one to the next (5, 9, 17, 33 KB) and a block just over a size took a slot almost twice its
-   * length. With them no size up to 33 KB is more than 1.4 times the one below it; from 33 KB
-   * up the sizes are HBase's. Measured on the showdown's {@code zipf-mixed} cells (issue 11):
-   * +1.7 to +2.4 pt of hit ratio at 3x and 9x, throughput level, bytes written −11 to +22 %;
-   * finer sizes above 65 KB too gained less and wrote more (docs/benchmarks.md).
+   * The L2's default bucket sizes: for each of 32 slot counts per 4 MB slab, the largest
+   * multiple of 256 that many slots fit in, so that a slab of the default size (or of a multiple
+   * of it) leaves under 256 bytes per slot unused and each slot is as long as its count allows.
+   * The counts follow HBase's fourteen sizes and five more below 33 KB (819 slots of 5 KB down
+   * to 63 of 65 KB: the same sizes, three of them 256 or 512 bytes longer), then step by 1.09
+   * to 1.17 to the largest, 7 slots of 585 KB, where HBase's sizes step by 1.33 to 1.5 (97,
+   * 129, 193, 257, 385, 513 KB) and its 513 KB slot leaves 12 % of a slab unused. Computed for the
+   * showdown's log-uniform mix of 4 to 512 KB: blocks fill 94 % of the slab bytes they take,
+   * against 80 % with the sizes before. Measured on its {@code zipf-mixed} cells (issue 11):
+   * +0.6 to +0.9 pt of hit ratio at 1x, +0.4 to +0.7 pt at 3x and 9x, throughput within the
+   * runs' spread (docs/benchmarks.md, "Bucket sizes that tile the slab").
    */
-  private static final int[] DEFAULT_BUCKET_SIZES = {5 * 1024, 7 * 1024, 9 * 1024, 11 * 1024,
-      14 * 1024, 17 * 1024, 21 * 1024, 27 * 1024, 33 * 1024, 41 * 1024, 49 * 1024, 57 * 1024,
-      65 * 1024, 97 * 1024, 129 * 1024, 193 * 1024, 257 * 1024, 385 * 1024, 513 * 1024};
+  private static final int[] DEFAULT_BUCKET_SIZES = tiling(4 << 20, 819, 585, 455, 372, 292, 240,
+      195, 151, 124, 99, 83, 71, 63, 56, 50, 46, 42, 36, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10,
+      9, 8, 7);
+
+  /** For each count, the largest multiple of 256 that {@code count} times fits in a slab. */
+  private static int[] tiling(int slab, int... counts) {
+    int[] sizes = new int[counts.length];
+    for (int i = 0; i < counts.length; i++) {
+      sizes[i] = slab / counts[i] / 256 * 256;
+    }
+    return sizes;
+  }
 
   private CacheSettings() {}
 
@@ -141,11 +154,13 @@ public final class CacheSettings {
       CacheSettings::parseIntList, CacheSettings::validBucketSizes, CacheSettings::printIntList,
       "Slot sizes of the L2's size classes; a block goes to the smallest slot that holds its "
           + "serialized form. Blocks larger than the largest size are refused and counted in "
-          + "`failedInserts`. The default is HBase's fourteen sizes plus five below 33 KB (7, 11, "
-          + "14, 21, 27 KB), so that a block just over one of HBase's small sizes does not take "
-          + "a slot almost twice its length; set HBase's list to get its sizes exactly. A "
-          + "persistent L2's checkpoint records the sizes: one written with other sizes (an "
-          + "earlier TierCache's default) is not restored (a cold start with one warning)."));
+          + "`failedInserts`. The default has 32 sizes, each the longest slot that a given number "
+          + "of slots fit in a 4 MB slab: HBase's sizes and five more below 33 KB up to 65 KB, "
+          + "then steps of 1.09 to 1.17 up to 585 KB, so that a block just over one size takes a "
+          + "slot at most 1.4 times its length and a 4 MB slab leaves under 256 bytes per slot "
+          + "unused; set HBase's list to get its sizes exactly. A persistent L2's checkpoint "
+          + "records the sizes: one written with other sizes (an earlier TierCache's default) is "
+          + "not restored (a cold start with one warning)."));
 
   /** Writer threads draining the L2's write queues. */
   public static final Setting<Integer> L2_WRITER_THREADS = define(Setting.integer(
