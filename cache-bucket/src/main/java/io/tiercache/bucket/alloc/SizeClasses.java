@@ -11,9 +11,9 @@ import java.util.Arrays;
  * <p>By default 32 sizes ({@code hbase.bucketcache.bucket.sizes}'s default, in
  * {@code CacheSettings}): for each slot count per 4 MB slab, the longest multiple of 256 that
  * many slots fit in. Up to 65 KB they are HBase's bucket sizes (each a power-of-two-ish block
- * size plus 1 KB of room for the block header and HBase's serialized metadata) and five more
- * below 33 KB where HBase's nearly double; above it they step by 1.09 to 1.17, not HBase's
- * 1.33 to 1.5:
+ * size plus 1 KB of room for the block header and HBase's serialized metadata; 41, 49 and 57 KB
+ * 256 or 512 bytes longer) and five more below 33 KB where HBase's nearly double; above it
+ * they step by 1.09 to 1.17, not HBase's 1.33 to 1.5:
  * <pre>
  *   class  size      slots in a 4 MB slab     class  size      slots in a 4 MB slab
  *     0   5 KB       819                    16   97.5 KB     42

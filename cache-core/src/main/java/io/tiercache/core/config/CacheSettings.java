@@ -155,10 +155,10 @@ public final class CacheSettings {
       "Slot sizes of the L2's size classes; a block goes to the smallest slot that holds its "
           + "serialized form. Blocks larger than the largest size are refused and counted in "
           + "`failedInserts`. The default has 32 sizes, each the longest slot that a given number "
-          + "of slots fit in a 4 MB slab: HBase's sizes and five more below 33 KB up to 65 KB, "
-          + "then steps of 1.09 to 1.17 up to 585 KB, so that a block just over one size takes a "
-          + "slot at most 1.4 times its length and a 4 MB slab leaves under 256 bytes per slot "
-          + "unused; set HBase's list to get its sizes exactly. A persistent L2's checkpoint "
+          + "of slots fit in a 4 MB slab: about HBase's sizes and five more below 33 KB up to "
+          + "65 KB, then steps of 1.09 to 1.17 up to 585 KB, so that a block just over one size "
+          + "takes a slot at most 1.4 times its length and a 4 MB slab leaves under 256 bytes per "
+          + "slot unused; set HBase's list to get its sizes exactly. A persistent L2's checkpoint "
           + "records the sizes: one written with other sizes (an earlier TierCache's default) is "
           + "not restored (a cold start with one warning)."));
 
