@@ -299,7 +299,8 @@ public final class RealHBase {
       long[] after = counters(cache);
       System.out.println(residency(subject, ratio, cache, dir.resolve("hbase")));
       if (workBefore != null) {
-        System.out.println(work(subject, ratio, workBefore, work(cache), after[1] - before[1]));
+        System.out.println(
+            workLine(subject, ratio, workBefore, work(cache), after[1] - before[1]));
       }
       return summarize(subject, ratio, loadRows, results, before, after);
     } finally {
@@ -386,7 +387,7 @@ public final class RealHBase {
    * bytes written, hot mode's copies of L2 data blocks into the L1, the L1's admission
    * rejections and its victims handed down.
    */
-  private static String work(String subject, int ratio, long[] before, long[] after,
+  private static String workLine(String subject, int ratio, long[] before, long[] after,
       long lookups) {
     long[] d = new long[after.length];
     for (int i = 0; i < d.length; i++) {
