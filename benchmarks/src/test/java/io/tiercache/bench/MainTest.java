@@ -28,7 +28,7 @@ class MainTest {
       "footprint", List.of("--blocks", "--subjects", "--scratch", "Default: 100000"),
       "restart", List.of("--blocks", "--payload", "--scratch", "--subjects", "Default: 4096"),
       "real-hbase", List.of("--quick", "--cache-mb", "--ratios", "--gets", "--subjects", "--out",
-          "Default: 40"),
+          "--rounds", "Default: 40"),
       "scale", List.of("--blocks", "--subjects", "--dir", "--pmem-dir", "--pmem-max-blocks",
           "--hbase-max-blocks", "--out", "--churn-rate", "--churn-seconds", "--reads",
           "--kill-sync-ms", "--no-kill", "--child-heap", "--seed", "Default: 1m,4m"),
@@ -76,5 +76,14 @@ class MainTest {
     cli.setErr(new PrintWriter(new StringWriter()));
     assertEquals(2, cli.execute("footprint", "--bloks", "3"));
     assertEquals(2, cli.execute("nonsense"));
+  }
+
+  @Test
+  void realHBase_roundsBelowOne_isRefusedByName_beforeAnyRun() {
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine();
+    cli.setErr(new PrintWriter(err));
+    assertEquals(2, cli.execute("real-hbase", "--rounds", "0"));
+    assertTrue(err.toString().contains("--rounds is 0; expected at least 1"), err.toString());
   }
 }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -57,7 +58,9 @@ import picocli.CommandLine;
  * {@code randomRead} pass, then measures a second. Hit ratios are the cache's own counters over
  * the measured pass. Each subject and ratio runs in a fresh JVM with this JVM's flags. PE's
  * clients pick rows with unseeded randoms, so runs are not repeatable request for request;
- * compare subjects of the same run.
+ * compare subjects of the same run, and, since a pair of runs moves by up to a quarter from one
+ * run to the next, over several rounds ({@code --rounds}: the subjects' order alternates from
+ * round to round, and the report gives the ratios' median, geometric mean and range).
  *
  * <pre>
  * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar real-hbase
@@ -75,6 +78,7 @@ public final class RealHBase {
   private final long gets;
   private final int clients;
   private final Path workDir;
+  private int rounds = 1;
 
   RealHBase(long cacheBytes, int[] ratios, List<String> subjects, long gets, int clients,
       Path workDir) {
@@ -84,6 +88,18 @@ public final class RealHBase {
     this.gets = gets;
     this.clients = clients;
     this.workDir = workDir;
+  }
+
+  /**
+   * Runs every subject {@code n} times per ratio, in rounds whose order alternates (the first
+   * subject first in odd rounds, last in even ones), so that neither subject always runs first.
+   */
+  RealHBase rounds(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("--rounds is " + n + "; expected at least 1");
+    }
+    this.rounds = n;
+    return this;
   }
 
   public static void main(String[] args) {
@@ -117,9 +133,18 @@ public final class RealHBase {
         description = "Block caches: hbase-lru, hbase-combined, tiercache.")
     List<String> subjects;
 
+    @CommandLine.Option(names = "--rounds", paramLabel = "N", defaultValue = "1",
+        description = "Runs of every subject per ratio, the subjects' order alternating from "
+            + "round to round; with more than one, the report gives each round's TierCache / "
+            + "HBase ratios and their median, geometric mean and range.")
+    int rounds;
+
     @CommandLine.Option(names = "--out", paramLabel = "DIR",
         defaultValue = "benchmarks/target/real-hbase", description = "Where the report goes.")
     Path out;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     /** Set by the parent for the JVM it starts per subject and ratio. */
     @CommandLine.Option(names = "--child", hidden = true)
@@ -130,10 +155,14 @@ public final class RealHBase {
       if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
       }
+      if (rounds < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--rounds is " + rounds + "; expected at least 1");
+      }
       int[] r = ratios != null ? ratios : quick ? new int[] {3} : new int[] {3, 9};
       long g = gets != null ? gets : quick ? 4_000 : 20_000;
       try {
-        RealHBase bench = new RealHBase(cacheMb << 20, r, subjects, g, 2, out);
+        RealHBase bench = new RealHBase(cacheMb << 20, r, subjects, g, 2, out).rounds(rounds);
         if (child != null) {
           bench.runChild(child, r[0]);
         } else {
@@ -161,6 +190,7 @@ public final class RealHBase {
     double hitRatio;
     double l1HitRatio = Double.NaN;
     double l2HitRatio = Double.NaN;
+    int round = 1;
   }
 
   /**
@@ -174,32 +204,46 @@ public final class RealHBase {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     String jar = Paths.get(RealHBase.class.getProtectionDomain().getCodeSource().getLocation()
         .toURI()).toString();
-    Progress progress = new Progress(ratios.length * subjects.size());
+    Progress progress = new Progress(ratios.length * subjects.size() * rounds);
     for (int ratio : ratios) {
-      for (String subject : subjects) {
-        System.out.printf(Locale.ROOT, "real-hbase: %s at %d:1 ...%n", subject, ratio);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        cmd.addAll(Arrays.asList("-jar", jar, "real-hbase", "--child", subject, "--ratios",
-            Integer.toString(ratio), "--cache-mb", Long.toString(cacheMb), "--gets",
-            Long.toString(gets), "--out", workDir.toString()));
-        Process p = new ProcessBuilder(cmd).inheritIO().start();
-        int exit = p.waitFor();
-        Path rowFile = rowFile(subject, ratio);
-        if (exit != 0 || !Files.exists(rowFile)) {
-          throw new IllegalStateException("the " + subject + " run at " + ratio
-              + ":1 failed (exit " + exit + "); its output is above");
+      for (int round = 1; round <= rounds; round++) {
+        for (String subject : roundOrder(round)) {
+          System.out.printf(Locale.ROOT, "real-hbase: %s at %d:1%s ...%n", subject, ratio,
+              rounds == 1 ? "" : ", round " + round);
+          List<String> cmd = new ArrayList<>();
+          cmd.add(java);
+          cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+          cmd.addAll(Arrays.asList("-jar", jar, "real-hbase", "--child", subject, "--ratios",
+              Integer.toString(ratio), "--cache-mb", Long.toString(cacheMb), "--gets",
+              Long.toString(gets), "--out", workDir.toString()));
+          Path rowFile = rowFile(subject, ratio);
+          Files.deleteIfExists(rowFile); // an earlier round's row must not pass for this one's
+          Process p = new ProcessBuilder(cmd).inheritIO().start();
+          int exit = p.waitFor();
+          if (exit != 0 || !Files.exists(rowFile)) {
+            throw new IllegalStateException("the " + subject + " run at " + ratio
+                + ":1 failed (exit " + exit + "); its output is above");
+          }
+          Row row = readRow(rowFile);
+          row.round = round;
+          rows.add(row);
+          System.out.println(progress.step() + " " + format(row));
         }
-        Row row = readRow(rowFile);
-        rows.add(row);
-        System.out.println(progress.step() + " " + format(row));
       }
     }
     String report = report(rows, (System.nanoTime() - started) / 1e9);
     System.out.println(report);
     Files.write(workDir.resolve("real-hbase.txt"), report.getBytes(StandardCharsets.UTF_8));
     writeCsv(rows, workDir.resolve("real-hbase.csv"));
+  }
+
+  /** The subjects in the order round {@code round} (from 1) runs them. */
+  List<String> roundOrder(int round) {
+    List<String> order = new ArrayList<>(subjects);
+    if (round % 2 == 0) {
+      Collections.reverse(order);
+    }
+    return order;
   }
 
   /** One subject at one ratio, in this JVM; writes its row for the parent. */
@@ -441,11 +485,12 @@ public final class RealHBase {
     return requests == 0 ? Double.NaN : (double) hits / requests;
   }
 
-  private static String format(Row r) {
+  private String format(Row r) {
     return String.format(Locale.ROOT,
         "%-15s %3d:1 %9d %10.0f %8.0f %8.0f %8.0f %9.0f %9d %7.1f%% %7s %7s", r.subject, r.ratio,
         r.rows, r.opsPerSec, r.meanUs, r.p50Us, r.p99Us, r.p999Us, r.maxUs, 100 * r.hitRatio,
-        pct(r.l1HitRatio), pct(r.l2HitRatio));
+        pct(r.l1HitRatio), pct(r.l2HitRatio)) + (rounds > 1 ? String.format(Locale.ROOT, " %5d",
+        r.round) : "");
   }
 
   private static String pct(double v) {
@@ -456,39 +501,60 @@ public final class RealHBase {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "real-hbase: PerformanceEvaluation randomRead, %d "
         + "clients, cache budget %d MB, %.0f s%n", clients, cacheBytes >> 20, seconds));
-    b.append(String.format(Locale.ROOT, "%-15s %5s %9s %10s %8s %8s %8s %9s %9s %8s %7s %7s%n",
+    b.append(String.format(Locale.ROOT, "%-15s %5s %9s %10s %8s %8s %8s %9s %9s %8s %7s %7s%s%n",
         "subject", "ratio", "rows", "gets/s", "mean us", "p50 us", "p99 us", "p99.9 us",
-        "max us", "hit", "L1 hit", "L2 hit"));
+        "max us", "hit", "L1 hit", "L2 hit", rounds > 1 ? " round" : ""));
     for (Row r : rows) {
       b.append(format(r)).append('\n');
     }
     b.append("\nTierCache / HBase, same run (latency: below 1 is better; gets/s: above 1 is "
         + "better):\n");
+    Map<String, List<double[]>> perPair = new LinkedHashMap<>(); // gets/s and p99 ratios
     for (Row t : rows) {
       if (!t.subject.equals("tiercache")) {
         continue;
       }
       for (Row h : rows) {
-        if (h.ratio == t.ratio && h.subject.startsWith("hbase")) {
+        if (h.ratio == t.ratio && h.round == t.round && h.subject.startsWith("hbase")) {
           b.append(String.format(Locale.ROOT,
-              "%d:1 tiercache vs %-15s gets/s %.2fx  p50 %.2fx  p99 %.2fx  p99.9 %.2fx  "
-                  + "hit %+.1f pt%n", t.ratio, h.subject, t.opsPerSec / h.opsPerSec,
-              t.p50Us / h.p50Us, t.p99Us / h.p99Us, t.p999Us / h.p999Us,
-              100 * (t.hitRatio - h.hitRatio)));
+              "%d:1%s tiercache vs %-15s gets/s %.2fx  p50 %.2fx  p99 %.2fx  p99.9 %.2fx  "
+                  + "hit %+.1f pt%n", t.ratio, rounds > 1 ? " round " + t.round : "", h.subject,
+              t.opsPerSec / h.opsPerSec, t.p50Us / h.p50Us, t.p99Us / h.p99Us,
+              t.p999Us / h.p999Us, 100 * (t.hitRatio - h.hitRatio)));
+          perPair.computeIfAbsent(t.ratio + ":1 tiercache vs " + h.subject, k -> new ArrayList<>())
+              .add(new double[] {t.opsPerSec / h.opsPerSec, t.p99Us / h.p99Us});
         }
       }
     }
+    if (rounds > 1) {
+      b.append("\nOver the rounds (median, geometric mean, lowest to highest):\n");
+      perPair.forEach((pair, ratios) -> b.append(String.format(Locale.ROOT,
+          "%s  gets/s %s  p99 %s%n", pair, spread(ratios, 0), spread(ratios, 1))));
+    }
     return b.toString();
+  }
+
+  /** Median, geometric mean and range of column {@code i} of {@code ratios}, as text. */
+  static String spread(List<double[]> ratios, int i) {
+    double[] v = ratios.stream().mapToDouble(r -> r[i]).sorted().toArray();
+    double median = v.length % 2 == 1 ? v[v.length / 2]
+        : Math.sqrt(v[v.length / 2 - 1] * v[v.length / 2]);
+    double logSum = 0;
+    for (double x : v) {
+      logSum += Math.log(x);
+    }
+    return String.format(Locale.ROOT, "%.2fx, %.2fx (%.2fx to %.2fx)", median,
+        Math.exp(logSum / v.length), v[0], v[v.length - 1]);
   }
 
   private static void writeCsv(List<Row> rows, Path file) throws IOException {
     try (PrintStream out = new PrintStream(file.toFile(), "UTF-8")) {
       out.println("subject,ratio,rows,gets_per_sec,mean_us,p50_us,p99_us,p999_us,max_us,"
-          + "hit_ratio,l1_hit_ratio,l2_hit_ratio");
+          + "hit_ratio,l1_hit_ratio,l2_hit_ratio,round");
       for (Row r : rows) {
-        out.printf(Locale.ROOT, "%s,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%.4f,%.4f,%.4f%n",
+        out.printf(Locale.ROOT, "%s,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%.4f,%.4f,%.4f,%d%n",
             r.subject, r.ratio, r.rows, r.opsPerSec, r.meanUs, r.p50Us, r.p99Us, r.p999Us,
-            r.maxUs, r.hitRatio, r.l1HitRatio, r.l2HitRatio);
+            r.maxUs, r.hitRatio, r.l1HitRatio, r.l2HitRatio, r.round);
       }
     }
   }

@@ -39,6 +39,27 @@ class RealHBaseSmokeTest {
   }
 
   @Test
+  void rounds_alternateTheSubjectsOrder_soNeitherAlwaysRunsFirst() {
+    RealHBase bench = new RealHBase(32L << 20, new int[] {3},
+        List.of("hbase-combined", "tiercache"), 600, 2, dir).rounds(3);
+    assertEquals(List.of("hbase-combined", "tiercache"), bench.roundOrder(1));
+    assertEquals(List.of("tiercache", "hbase-combined"), bench.roundOrder(2));
+    assertEquals(List.of("hbase-combined", "tiercache"), bench.roundOrder(3));
+    assertThrows(IllegalArgumentException.class, () -> bench.rounds(0));
+  }
+
+  @Test
+  void spread_givesTheMedianGeometricMeanAndRange() {
+    List<double[]> odd = List.of(new double[] {1.4, 0.5}, new double[] {0.9, 1.0},
+        new double[] {1.1, 2.0});
+    assertEquals("1.10x, 1.11x (0.90x to 1.40x)", RealHBase.spread(odd, 0));
+    assertEquals("1.00x, 1.00x (0.50x to 2.00x)", RealHBase.spread(odd, 1));
+    // an even count: the geometric middle of the two middle values
+    List<double[]> even = List.of(new double[] {1.0}, new double[] {4.0});
+    assertEquals("2.00x, 2.00x (1.00x to 4.00x)", RealHBase.spread(even, 0));
+  }
+
+  @Test
   void unknownSubject_isRefusedByName() {
     RealHBase bench = new RealHBase(32L << 20, new int[] {1}, List.of("nope"), 600, 2, dir);
     IllegalArgumentException e =
