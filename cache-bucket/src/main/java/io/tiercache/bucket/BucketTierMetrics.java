@@ -38,6 +38,7 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.SLABS, o.totalSlabs());
     out.add(Metrics.FREE_SLABS, o.freeSlabs());
     out.add(Metrics.ADMISSION_LENIENCY, tier.admission().leniency());
+    out.add(Metrics.ADMISSION_MARGIN, tier.admission().margin());
     out.add(Metrics.UTILISATION, o.utilisation());
     long held = (long) (o.totalSlabs() - o.freeSlabs()) * o.slabSize();
     out.add(Metrics.WASTE, Math.max(0, held - tier.getCurrentSize()));

@@ -76,6 +76,9 @@ final class Reads {
       }
     }
     if (found != null) {
+      if (!repeat) {
+        admission.hit(key);
+      }
       if (updateCacheMetrics) {
         stats.hit(caching, key.isPrimary(), key.getBlockType());
       }

@@ -8,23 +8,25 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The L2 admission filter's memory of its recent decisions about candidates that lost their
- * duel, to learn which of them it regrets: a ghost of each such candidate it turned away and of
- * each victim a lenient admission pushed out (keys only, no data). A later miss on a remembered
- * key is a regret of that kind, counted once, against the generation of the decision; a
- * generation's counts are final once its keys are forgotten ({@link #remember} says when).
+ * The L2 admission filter's memory of its recent decisions, to learn which of them it regrets:
+ * a ghost of each candidate it turned away, of each victim a lenient admission pushed out, of
+ * each candidate that won its duel and of the victim that one beat (keys only, no data). A later
+ * miss on a key remembered as turned away, pushed out or beaten ({@link #regret}), or a hit on
+ * one remembered as a winner ({@link #hit}), is a return of that kind, counted once, against the
+ * generation of the decision; a generation's counts are final once its keys are forgotten
+ * ({@link #remember} says when).
  *
  * <h2>Memory layout</h2>
  * One direct-mapped table of {@code size} ints (a power of two, at least the L2's blocks when
  * full, at most {@value #MAX_SIZE}); a key's hash picks its entry, a newer key overwrites an
  * older one (the memory is lossy, not wrong: a lost ghost is a regret not counted):
  * <pre>
- *   int = | tag (25 bits) | kind (1 bit) | generation (6 bits) |
+ *   int = | tag (24 bits) | kind (2 bits) | generation (6 bits) |
  * </pre>
- * The tag is a second hash of the key, so a false match needs a 25-bit collision within one
+ * The tag is a second hash of the key, so a false match needs a 24-bit collision within one
  * entry. A {@code generation} ends every {@code size / 2} remembered decisions; an entry counts
  * only in its own generation and the next, so a key is remembered for between {@code size / 2}
- * and {@code size} decisions of either kind: the same horizon for both kinds, about as long as
+ * and {@code size} decisions of any kind: the same horizon for every kind, about as long as
  * the L2 takes to turn over its blocks when every miss is written. The generation number wraps
  * after 64; an entry 64 generations old (32 tables of later decisions) has been overwritten
  * with near certainty, and one that was not would count one regret too many.
@@ -40,6 +42,11 @@ final class Regrets {
   /** The decision behind a remembered key. */
   static final int REJECTED = 0;
   static final int DISPLACED = 1;
+  /** A candidate admitted because it beat its victim: its return is a hit ({@link #hit}). */
+  static final int WON = 2;
+  /** The victim such a candidate displaced: its return is a miss, as for the first two. */
+  static final int BEATEN = 3;
+  static final int KINDS = 4;
 
   /** Largest table: 16 MB of heap. */
   static final int MAX_SIZE = 1 << 22;
@@ -47,14 +54,15 @@ final class Regrets {
 
   private static final int GEN_BITS = 6;
   private static final int GEN_MASK = (1 << GEN_BITS) - 1;
-  private static final int KIND_BIT = 1 << GEN_BITS;
+  private static final int KIND_SHIFT = GEN_BITS;
+  private static final int KIND_MASK = 3 << KIND_SHIFT;
   private static final int GENERATIONS = 1 << GEN_BITS;
 
   private final AtomicIntegerArray table;
   /** Per kind and generation (index kind * 64 + generation): decisions remembered. */
-  private final AtomicLongArray decided = new AtomicLongArray(2 * GENERATIONS);
+  private final AtomicLongArray decided = new AtomicLongArray(KINDS * GENERATIONS);
   /** Per kind and generation of the decision: the regrets of those decisions. */
-  private final AtomicLongArray regretted = new AtomicLongArray(2 * GENERATIONS);
+  private final AtomicLongArray regretted = new AtomicLongArray(KINDS * GENERATIONS);
   private final int mask;
   private final long generationLength;
   /** Decisions remembered; decision n (from 1) belongs to generation (n - 1) / length. */
@@ -83,7 +91,7 @@ final class Regrets {
     long n = decisions.incrementAndGet();
     int gen = (int) ((n - 1) / generationLength) & GEN_MASK; // this decision's generation
     int h = spread(hash);
-    table.lazySet(h & mask, tag(h) | (kind == DISPLACED ? KIND_BIT : 0) | gen);
+    table.lazySet(h & mask, tag(h) | kind << KIND_SHIFT | gen);
     decided.incrementAndGet(kind * GENERATIONS + gen);
     if (n % generationLength != 0) {
       return -1;
@@ -91,11 +99,24 @@ final class Regrets {
     // The last decision of its generation: clear the counts of the one after next (64
     // generations old, and not written until a whole generation from now).
     int clear = (gen + 2) & GEN_MASK;
-    decided.set(clear, 0);
-    decided.set(GENERATIONS + clear, 0);
-    regretted.set(clear, 0);
-    regretted.set(GENERATIONS + clear, 0);
+    for (int k = 0; k < KINDS; k++) {
+      decided.set(k * GENERATIONS + clear, 0);
+      regretted.set(k * GENERATIONS + clear, 0);
+    }
     return (gen - 1) & GEN_MASK;
+  }
+
+  /**
+   * Remembers {@code hash}'s key as a winner ({@link #WON}) or the victim one beat
+   * ({@link #BEATEN}) in the current generation, without counting a decision: generations
+   * advance with the losing decisions alone, so the leniency's horizon does not depend on how
+   * many candidates win.
+   */
+  void note(int hash, int kind) {
+    int gen = (int) (decisions.get() / generationLength) & GEN_MASK;
+    int h = spread(hash);
+    table.lazySet(h & mask, tag(h) | kind << KIND_SHIFT | gen);
+    decided.incrementAndGet(kind * GENERATIONS + gen);
   }
 
   /** Decisions of {@code kind} made in generation {@code gen}. */
@@ -109,19 +130,35 @@ final class Regrets {
   }
 
   /**
-   * The kind of decision remembered for {@code hash}'s key, forgotten by this call, or -1 if
-   * none is remembered within the horizon.
+   * A miss on {@code hash}'s key: the kind of decision remembered for it, forgotten by this call,
+   * or -1 if none is remembered within the horizon or it is remembered as {@link #WON} (a
+   * winner that is missed was not worth its write: it stays unreturned).
    */
   int regret(int hash) {
+    return consume(hash, false);
+  }
+
+  /**
+   * A hit on {@code hash}'s key: counted (as {@link #regret} counts a miss) only if the key is
+   * remembered as {@link #WON}; returns {@link #WON} then, else -1.
+   */
+  int hit(int hash) {
+    return consume(hash, true);
+  }
+
+  private int consume(int hash, boolean hit) {
     int h = spread(hash);
     int i = h & mask;
     int e = table.get(i);
     int generation = (int) (decisions.get() / generationLength) & GEN_MASK;
-    if (e == 0 || (e & ~(KIND_BIT | GEN_MASK)) != tag(h)
-        || ((generation - e) & GEN_MASK) > 1 || !table.compareAndSet(i, e, 0)) {
+    if (e == 0 || (e & ~(KIND_MASK | GEN_MASK)) != tag(h)
+        || ((generation - e) & GEN_MASK) > 1) {
       return -1;
     }
-    int kind = (e & KIND_BIT) != 0 ? DISPLACED : REJECTED;
+    int kind = (e & KIND_MASK) >>> KIND_SHIFT;
+    if ((kind == WON) != hit || !table.compareAndSet(i, e, 0)) {
+      return -1;
+    }
     regretted.incrementAndGet(kind * GENERATIONS + (e & GEN_MASK));
     return kind;
   }
@@ -141,11 +178,11 @@ final class Regrets {
   }
 
   long heapBytes() {
-    return 16L + 4L * table.length() + 2 * (16L + 8L * 2 * GENERATIONS) + 64;
+    return 16L + 4L * table.length() + 2 * (16L + 8L * KINDS * GENERATIONS) + 64;
   }
 
   private static int tag(int spread) {
-    return (spread * 0x9E3779B9) & ~(KIND_BIT | GEN_MASK);
+    return (spread * 0x9E3779B9) & ~(KIND_MASK | GEN_MASK);
   }
 
   private static int spread(int x) {

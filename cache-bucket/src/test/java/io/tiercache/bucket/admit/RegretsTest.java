@@ -24,6 +24,25 @@ class RegretsTest {
   }
 
   @Test
+  void aWinner_returnsOnAHitOnly_andTheVictimItBeat_onAMiss() {
+    Regrets r = new Regrets(1000);
+    r.note(11, Regrets.WON);
+    r.note(22, Regrets.BEATEN);
+    assertEquals(0, r.decisions(), "winners and the victims they beat are not decisions");
+    r.remember(33, Regrets.REJECTED);
+    assertEquals(-1, r.regret(11), "a winner that is missed has not returned");
+    assertEquals(-1, r.hit(22), "a hit counts winners only");
+    assertEquals(-1, r.hit(33));
+    assertEquals(Regrets.WON, r.hit(11));
+    assertEquals(-1, r.hit(11), "counted once");
+    assertEquals(Regrets.BEATEN, r.regret(22));
+    assertEquals(Regrets.REJECTED, r.regret(33));
+    assertEquals(1, r.regretted(Regrets.WON, 0));
+    assertEquals(1, r.regretted(Regrets.BEATEN, 0));
+    assertEquals(1, r.decided(Regrets.WON, 0));
+  }
+
+  @Test
   void theSize_isThePowerOfTwoAtOrAboveTheBlocks_withinItsBounds() {
     assertEquals(Regrets.MIN_SIZE, new Regrets(1).size());
     assertEquals(4096, new Regrets(3591).size());

@@ -81,6 +81,10 @@ public final class Metrics {
   public static final Metric ADMISSION_LENIENCY = define("l2_admissionLeniency", Kind.GAUGE,
       "ratio 0-1", "Share of new data blocks that lose their admission duel and are written all "
           + "the same, as the filter learned it (1/64 to 15/16; 1 with admission all).");
+  public static final Metric ADMISSION_MARGIN = define("l2_admissionMargin", Kind.GAUGE,
+      "sketch counts", "How much a new data block's estimated frequency must exceed that of the "
+          + "block it would displace to win its admission duel, as the filter learned it (0, "
+          + "Caffeine's rule, to 5; 0 with admission all).");
   public static final Metric UTILISATION = define("l2_utilisation", Kind.GAUGE, "ratio 0-1",
       "Share of all slab memory that is in used slots.");
   public static final Metric WASTE = define("l2_wasteBytes", Kind.GAUGE, "bytes",
