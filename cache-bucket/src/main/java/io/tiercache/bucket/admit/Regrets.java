@@ -90,9 +90,7 @@ final class Regrets {
   int remember(int hash, int kind) {
     long n = decisions.incrementAndGet();
     int gen = (int) ((n - 1) / generationLength) & GEN_MASK; // this decision's generation
-    int h = spread(hash);
-    table.lazySet(h & mask, tag(h) | kind << KIND_SHIFT | gen);
-    decided.incrementAndGet(kind * GENERATIONS + gen);
+    stamp(hash, kind, gen);
     if (n % generationLength != 0) {
       return -1;
     }
@@ -113,7 +111,11 @@ final class Regrets {
    * many candidates win.
    */
   void note(int hash, int kind) {
-    int gen = (int) (decisions.get() / generationLength) & GEN_MASK;
+    stamp(hash, kind, (int) (decisions.get() / generationLength) & GEN_MASK);
+  }
+
+  /** Writes {@code hash}'s entry as a decision of {@code kind} in generation {@code gen}. */
+  private void stamp(int hash, int kind, int gen) {
     int h = spread(hash);
     table.lazySet(h & mask, tag(h) | kind << KIND_SHIFT | gen);
     decided.incrementAndGet(kind * GENERATIONS + gen);
