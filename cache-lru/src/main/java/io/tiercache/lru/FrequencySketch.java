@@ -63,22 +63,35 @@ final class FrequencySketch {
 
   /** Counts one more occurrence of {@code hash}. */
   void increment(int hash) {
+    increment(hash, 1);
+  }
+
+  /**
+   * Counts {@code n} more occurrences of {@code hash} (a sampled hit stands for several): each of
+   * its counters grows by {@code n}, capped at 15, and the aging period counts {@code n}
+   * additions if any counter grew.
+   */
+  void increment(int hash, int n) {
     int h = rehash(hash);
     int start = (h & 3) << 2;
     boolean added = false;
     for (int i = 0; i < 4; i++) {
-      added |= incrementAt(indexOf(h, i), start + i);
+      added |= incrementAt(indexOf(h, i), start + i, n);
     }
-    if (added && ++additions >= sampleSize) {
-      reset();
+    if (added) {
+      additions += n;
+      if (additions >= sampleSize) {
+        reset();
+      }
     }
   }
 
-  private boolean incrementAt(int index, int counter) {
+  private boolean incrementAt(int index, int counter, int n) {
     int shift = counter << 2;
-    long bits = 0xfL << shift;
-    if ((table[index] & bits) != bits) {
-      table[index] += 1L << shift;
+    long count = (table[index] >>> shift) & 0xfL;
+    long add = Math.min(n, 15 - count);
+    if (add > 0) {
+      table[index] += add << shift;
       return true;
     }
     return false;

@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -130,12 +131,14 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   private final AtomicInteger queuedWrites = new AtomicInteger();
   /** Queued inserts past which an insert waits for the lock instead (each holds a block). */
   static final int WRITE_BUFFER_MAX = 64;
+  /** A quiet L1 records one in this many hits on PROTECTED and MEMORY blocks (a power of 2). */
+  static final int HOT_HIT_SAMPLE = 8;
   private final FileRegistry files = new FileRegistry();
   private final AtomicLong unexpectedFailures = new AtomicLong();
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
   private final LogLimit refusedLog = new LogLimit(LogLimit.MINUTE);
   private final TierStats stats;
-  private final Policy policy; // guarded by evictionLock
+  private final Policy policy; // guarded by evictionLock, but for its volatile quiet()
   /** {@code policy::onAccess}, made once: a drain allocates nothing. */
   private final Consumer<Node> applyAccess;
   private volatile LruConfig config; // replaced under evictionLock by onConfigurationChange
@@ -271,7 +274,15 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     if (node.queued) {
       return; // not in the policy's queues yet: nothing to reorder
     }
-    boolean record = recordHits || node.queue == Node.PROBATION;
+    byte queue = node.queue;
+    boolean sample = recordHits && (queue == Node.PROTECTED || queue == Node.MEMORY)
+        && policy.quiet();
+    boolean record = sample
+        ? (ThreadLocalRandom.current().nextInt() & (HOT_HIT_SAMPLE - 1)) == 0
+        : recordHits || queue == Node.PROBATION;
+    if (record && node.sampled != sample) {
+      node.sampled = sample; // written only when it changes: hot nodes stay read-shared
+    }
     if (record && readBuffer.offer(node) == ReadBuffer.FULL && evictionLock.tryLock()) {
       try {
         drainReads();
@@ -870,6 +881,14 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     } catch (Throwable t) {
       unexpected("onConfigurationChange", t);
     }
+  }
+
+  /**
+   * Whether the last completed period of requests had misses under 1 % (see {@link Policy}): hits
+   * on PROTECTED and MEMORY blocks are then sampled.
+   */
+  boolean quiet() {
+    return policy.quiet();
   }
 
   /**

@@ -24,7 +24,7 @@ final class Node {
 
   /** Heap cost of a node and its map entry, on top of the block and the key. */
   static final long OVERHEAD = ClassSize.align(ClassSize.OBJECT + 4 * ClassSize.REFERENCE
-      + 2 * Long.BYTES + Integer.BYTES + 4) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
+      + 2 * Long.BYTES + Integer.BYTES + 5) + ClassSize.CONCURRENT_HASHMAP_ENTRY;
 
   final BlockCacheKey key;
   final Cacheable block;
@@ -45,6 +45,13 @@ final class Node {
    * serves it but records no access. Cleared under the eviction lock when it is applied.
    */
   volatile boolean queued;
+  /**
+   * Whether the last hit offered to the read buffer was one of a sample (a quiet L1 records one
+   * in {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED and MEMORY blocks), so the policy counts
+   * it that many times. Written without a lock by the hit, read under the eviction lock by the
+   * drain: a hint, as the buffer's events are.
+   */
+  boolean sampled;
   Node prev;
   Node next;
 

@@ -73,6 +73,14 @@ final class Policy {
 
   private final WindowClimber climber = new WindowClimber();
 
+  /** Requests (hits, weighted, and misses) per period of {@link #quiet()}. */
+  static final int QUIET_PERIOD = 4096;
+  /** A period is quiet when fewer than one request in this many was a miss. */
+  static final int QUIET_MISS_RATIO = 100;
+  private long periodRequests;
+  private long periodMisses;
+  private volatile boolean quiet;
+
   /**
    * In-memory and meta blocks give way only once no other block is left, as in force mode,
    * whatever the configuration says ({@link #setMemoryFirst}).
@@ -183,9 +191,33 @@ final class Policy {
     return dataCount;
   }
 
+  /**
+   * Whether misses have been rare (under 1 in {@value #QUIET_MISS_RATIO} requests) over the last
+   * completed period of {@value #QUIET_PERIOD} requests: the L1 then records only one in
+   * {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED and MEMORY blocks (see
+   * {@link LruTier}'s class comment). Written under the eviction lock, read by every hit.
+   */
+  boolean quiet() {
+    return quiet;
+  }
+
+  /** Counts requests toward {@link #quiet()}: {@code hits} (weighted) or one miss. */
+  private void countForQuiet(int hits, boolean miss) {
+    periodRequests += miss ? 1 : hits;
+    if (miss) {
+      periodMisses++;
+    }
+    if (periodRequests >= QUIET_PERIOD) {
+      quiet = periodMisses * QUIET_MISS_RATIO < periodRequests;
+      periodRequests = 0;
+      periodMisses = 0;
+    }
+  }
+
   /** Adds a new node and evicts as needed; evicted nodes are appended to {@code evicted}. */
   void add(Node n, List<Node> evicted) {
     climber.miss();
+    countForQuiet(0, true);
     climb();
     sketch.increment(n.hash);
     queueOf(n.queue).addLast(n);
@@ -229,15 +261,22 @@ final class Policy {
     unlink(n);
   }
 
-  /** Records a hit on {@code n}, drained from the read buffer. */
+  /**
+   * Records a hit on {@code n}, drained from the read buffer. A hit recorded as one of a sample
+   * ({@link Node#sampled}) stands for {@value LruTier#HOT_HIT_SAMPLE} hits: it counts that many
+   * for the window's climber and the quiet period, and adds that many to the sketch's counters
+   * (capped at 15).
+   */
   void onAccess(Node n) {
-    climber.hit();
+    int hits = n.sampled ? LruTier.HOT_HIT_SAMPLE : 1;
+    climber.hit(hits);
+    countForQuiet(hits, false);
     climb();
     byte q = n.queue;
     if (q == Node.REMOVED) {
       return;
     }
-    sketch.increment(n.hash);
+    sketch.increment(n.hash, hits);
     if (q == Node.PROBATION) {
       probation.remove(n);
       n.queue = Node.PROTECTED;

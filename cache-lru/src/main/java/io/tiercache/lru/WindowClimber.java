@@ -60,9 +60,10 @@ final class WindowClimber {
     step = -RESTART_STEP;
   }
 
-  void hit() {
+  /** Counts {@code n} hits (a sampled hit stands for several). */
+  void hit(int n) {
     if (started) {
-      hits++;
+      hits += n;
     }
   }
 

@@ -21,6 +21,32 @@ class FrequencySketchTest {
   }
 
   @Test
+  void weightedIncrement_addsThatManyAndSaturates() {
+    FrequencySketch s = new FrequencySketch();
+    s.ensureCapacity(1024);
+    s.increment(42, 8);
+    assertEquals(8, s.frequency(42));
+    s.increment(42, 8);
+    assertEquals(15, s.frequency(42));
+    s.increment(7, 1);
+    assertEquals(1, s.frequency(7));
+  }
+
+  @Test
+  void weightedIncrement_countsTowardTheAgingPeriod() {
+    FrequencySketch s = new FrequencySketch();
+    s.ensureCapacity(64); // width 128 -> halves after 1280 additions
+    s.increment(1, 8);
+    assertEquals(8, s.frequency(1));
+    SplittableRandom rnd = new SplittableRandom(13);
+    // 200 weighted increments of other keys: 1,608 additions, past the period once
+    for (int i = 0; i < 200; i++) {
+      s.increment(rnd.nextInt() | 2, 8);
+    }
+    assertTrue(s.frequency(1) <= 7, "halved once the weighted additions reach the period");
+  }
+
+  @Test
   void manyKeys_estimatesNeverUnderCount() {
     FrequencySketch s = new FrequencySketch();
     s.ensureCapacity(4096);

@@ -1,0 +1,113 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (see LICENSE).
+ */
+package io.tiercache.lru;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tiercache.core.contract.TestBlocks;
+import java.util.SplittableRandom;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A quiet L1 (misses under 1 % of requests) samples the hits on its PROTECTED and MEMORY blocks;
+ * a busy one records every hit.
+ */
+class LruTierQuietHitsTest {
+  private static final int BLOCK = 16 * 1024;
+  private static final int BLOCKS = 256;
+  private static final long SEED = 0x9017L;
+  private static final HFileBlock SHARED = TestBlocks.heap("q", 0, BLOCK, BlockType.DATA);
+
+  private static LruTier tier() {
+    return LruTier.builder().maxSize((long) BLOCKS * (BLOCK + 1024)).blockSizeHint(BLOCK)
+        .build();
+  }
+
+  private static BlockCacheKey key(long id) {
+    return TestBlocks.key("q" + (id & 3), id * BLOCK, BlockType.DATA);
+  }
+
+  private static boolean read(LruTier t, long id) {
+    BlockCacheKey key = key(id);
+    Cacheable got = t.getBlock(key, true, false, true);
+    if (got != null) {
+      got.release();
+      return true;
+    }
+    t.cacheBlock(key, SHARED, false);
+    return false;
+  }
+
+  /** Fills the tier past its maximum with blocks 0.., then reads the first half twice. */
+  private static void warm(LruTier t) {
+    for (long id = 0; id < 2 * BLOCKS; id++) {
+      read(t, id);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+      for (long id = 2 * BLOCKS - BLOCKS / 2; id < 2 * BLOCKS; id++) {
+        read(t, id);
+      }
+    }
+  }
+
+  @Test
+  void onlyHits_makeTheTierQuiet_andMissesMakeItBusyAgain() {
+    LruTier t = tier();
+    warm(t);
+    assertFalse(t.quiet(), "not quiet before a period of hits");
+    SplittableRandom rnd = new SplittableRandom(SEED);
+    int reads = 0;
+    while (!t.quiet() && reads < 200_000) {
+      // only the blocks read three times: all in PROTECTED, every read a hit
+      assertTrue(read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4)), "seed " + SEED);
+      reads++;
+    }
+    assertTrue(t.quiet(), "still busy after " + reads + " hits (seed " + SEED + ")");
+
+    long next = 10 * BLOCKS;
+    reads = 0;
+    while (t.quiet() && reads < 200_000) {
+      // one read in ten is a block never seen: a miss and an insert
+      if (reads % 10 == 0) {
+        assertFalse(read(t, next++));
+      } else {
+        read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4));
+      }
+      reads++;
+    }
+    assertFalse(t.quiet(), "still quiet after " + reads + " reads with 10 % misses (seed "
+        + SEED + ")");
+    t.checkInvariants();
+  }
+
+  @Test
+  void quietTier_keepsItsHotBlocks_againstAScanOfNewBlocks() {
+    LruTier t = tier();
+    warm(t);
+    SplittableRandom rnd = new SplittableRandom(SEED);
+    int reads = 0;
+    while (!t.quiet() && reads < 200_000) {
+      read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4));
+      reads++;
+    }
+    assertTrue(t.quiet(), "seed " + SEED);
+    // The hot quarter was read thousands of times, recorded one time in eight: its sampled hits
+    // still count eight each, so a one-pass scan of new blocks does not displace it.
+    for (long id = 20 * BLOCKS; id < 22 * BLOCKS; id++) {
+      read(t, id);
+    }
+    int kept = 0;
+    for (long id = 2 * BLOCKS - BLOCKS / 4; id < 2 * BLOCKS; id++) {
+      kept += t.containsBlock(key(id)) ? 1 : 0;
+    }
+    assertEquals(BLOCKS / 4, kept, "hot blocks kept after the scan (seed " + SEED + ")");
+    t.checkInvariants();
+  }
+}
