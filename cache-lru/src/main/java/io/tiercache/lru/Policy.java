@@ -75,7 +75,7 @@ final class Policy {
 
   /** Requests (hits, weighted, and misses) per period of {@link #quiet()}. */
   static final int QUIET_PERIOD = 4096;
-  /** A period is quiet when fewer than one request in this many was a miss. */
+  /** A period is quiet when fewer than one request in this many was an insert. */
   static final int QUIET_MISS_RATIO = 100;
   private long periodRequests;
   private long periodMisses;
@@ -192,8 +192,9 @@ final class Policy {
   }
 
   /**
-   * Whether misses have been rare (under 1 in {@value #QUIET_MISS_RATIO} requests) over the last
-   * completed period of {@value #QUIET_PERIOD} requests: the L1 then records only one in
+   * Whether inserts, the misses that can evict, have been rare (under 1 in
+   * {@value #QUIET_MISS_RATIO} requests) over the last completed period of {@value #QUIET_PERIOD}
+   * requests (hits, weighted, and inserts): the L1 then records only one in
    * {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED and MEMORY blocks (see
    * {@link LruTier}'s class comment). Written under the eviction lock, read by every hit.
    */
@@ -201,7 +202,7 @@ final class Policy {
     return quiet;
   }
 
-  /** Counts requests toward {@link #quiet()}: {@code hits} (weighted) or one miss. */
+  /** Counts requests toward {@link #quiet()}: {@code hits} (weighted) or one insert. */
   private void countForQuiet(int hits, boolean miss) {
     periodRequests += miss ? 1 : hits;
     if (miss) {

@@ -63,12 +63,12 @@ class LruTierAdaptiveWindowTest {
     return LruTier.builder().maxSize(CAPACITY).blockSizeHint(BLOCK).windowShare(window).build();
   }
 
-  private static BlockCacheKey key(long id) {
+  static BlockCacheKey key(long id) {
     return TestBlocks.key("w" + (id & 7), id * BLOCK, BlockType.DATA);
   }
 
-  /** A read as an HFile reader does it; returns whether it hit. */
-  private static boolean read(LruTier t, long id) {
+  /** A read as an HFile reader does it, of a 4 KB block; returns whether it hit. */
+  static boolean read(LruTier t, long id) {
     BlockCacheKey key = key(id);
     Cacheable got = t.getBlock(key, true, false, true);
     if (got != null) {

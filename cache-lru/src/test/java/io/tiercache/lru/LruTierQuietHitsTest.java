@@ -7,12 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tiercache.core.contract.TestBlocks;
 import java.util.SplittableRandom;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
-import org.apache.hadoop.hbase.io.hfile.BlockType;
-import org.apache.hadoop.hbase.io.hfile.Cacheable;
-import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,32 +16,25 @@ import org.junit.jupiter.api.Test;
  * a busy one records every hit.
  */
 class LruTierQuietHitsTest {
-  private static final int BLOCK = 16 * 1024;
+  private static final int BLOCK = 4 * 1024;
   private static final int BLOCKS = 256;
   private static final long SEED = 0x9017L;
-  private static final HFileBlock SHARED = TestBlocks.heap("q", 0, BLOCK, BlockType.DATA);
 
   private static LruTier tier() {
     return LruTier.builder().maxSize((long) BLOCKS * (BLOCK + 1024)).blockSizeHint(BLOCK)
         .build();
   }
 
-  private static BlockCacheKey key(long id) {
-    return TestBlocks.key("q" + (id & 3), id * BLOCK, BlockType.DATA);
-  }
-
+  /** Reads of 4 KB blocks, keyed by id, as the adaptive-window test does them. */
   private static boolean read(LruTier t, long id) {
-    BlockCacheKey key = key(id);
-    Cacheable got = t.getBlock(key, true, false, true);
-    if (got != null) {
-      got.release();
-      return true;
-    }
-    t.cacheBlock(key, SHARED, false);
-    return false;
+    return LruTierAdaptiveWindowTest.read(t, id);
   }
 
-  /** Fills the tier past its maximum with blocks 0.., then reads the first half twice. */
+  private static BlockCacheKey key(long id) {
+    return LruTierAdaptiveWindowTest.key(id);
+  }
+
+  /** Fills the tier past its maximum with blocks 0.., then reads the newest half twice more. */
   private static void warm(LruTier t) {
     for (long id = 0; id < 2 * BLOCKS; id++) {
       read(t, id);
