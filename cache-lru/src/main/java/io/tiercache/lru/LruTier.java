@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * MEMORY blocks is recorded, marked {@link Node#sampled} so that the policy counts it that many
  * times: a cache that hardly evicts consults its order rarely, and applying every hit (list
  * moves on nodes the other core last touched, the lock) set the L1's p99 in the showdown's 1x
- * cells at 2.7 to 4.8 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on WINDOW and
+ * cells at 1.3 to 6.9 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on WINDOW and
  * PROBATION blocks, and every hit of a cache that inserts more, are all recorded.
  *
  * <p><b>Writes.</b> Inserts, explicit evictions and resizes take the eviction lock, update the
