@@ -202,12 +202,10 @@ final class Policy {
     return quiet;
   }
 
-  /** Counts requests toward {@link #quiet()}: {@code hits} (weighted) or one insert. */
-  private void countForQuiet(int hits, boolean miss) {
-    periodRequests += miss ? 1 : hits;
-    if (miss) {
-      periodMisses++;
-    }
+  /** Counts {@code requests}, of which {@code inserts} were inserts, toward {@link #quiet()}. */
+  private void countForQuiet(int requests, int inserts) {
+    periodRequests += requests;
+    periodMisses += inserts;
     if (periodRequests >= QUIET_PERIOD) {
       quiet = periodMisses * QUIET_MISS_RATIO < periodRequests;
       periodRequests = 0;
@@ -218,7 +216,7 @@ final class Policy {
   /** Adds a new node and evicts as needed; evicted nodes are appended to {@code evicted}. */
   void add(Node n, List<Node> evicted) {
     climber.miss();
-    countForQuiet(0, true);
+    countForQuiet(1, 1);
     climb();
     sketch.increment(n.hash);
     queueOf(n.queue).addLast(n);
@@ -271,7 +269,7 @@ final class Policy {
   void onAccess(Node n) {
     int hits = n.sampled ? LruTier.HOT_HIT_SAMPLE : 1;
     climber.hit(hits);
-    countForQuiet(hits, false);
+    countForQuiet(hits, 0);
     climb();
     byte q = n.queue;
     if (q == Node.REMOVED) {
