@@ -50,6 +50,8 @@ public final class Options implements Callable<Integer> {
   static final long FULL_MISS_LATENCY_NANOS = 500_000;
   /** Measured operations of a cell with a miss latency, unless {@code --miss-latency-ops}. */
   static final long LATENCY_OPS = 100_000;
+  /** Most runs per subject and cell ({@code --rounds}): a full preset takes 19 minutes a round. */
+  static final int MAX_ROUNDS = 9;
 
   String preset = "full";
 
@@ -115,6 +117,12 @@ public final class Options implements Callable<Integer> {
       description = "Blocks of the L2 heap-per-block measurement run after the scenarios for "
           + "the L2 subjects (0 skips it).")
   int footprintBlocks;
+
+  @Option(names = "--rounds", paramLabel = "N", defaultValue = "1", description = {"Runs of "
+      + "every subject per cell, from 1 to " + MAX_ROUNDS + ": the subjects take turns, each "
+      + "round starting one subject later, and the report gives each measure's median over the "
+      + "runs (rounds.csv: every run). Default: ${DEFAULT-VALUE}."})
+  int rounds;
 
   @Option(names = "--no-charts", negatable = false, description = "Write no PNG charts.")
   boolean noCharts;
@@ -182,6 +190,10 @@ public final class Options implements Callable<Integer> {
     }
     if (opsOption != null && opsOption < 1) {
       throw new IllegalArgumentException("--ops must be at least 1, not " + opsOption);
+    }
+    if (rounds < 1 || rounds > MAX_ROUNDS) {
+      throw new IllegalArgumentException("--rounds must be from 1 to " + MAX_ROUNDS + ", not "
+          + rounds);
     }
     if (footprintBlocks < 0) {
       throw new IllegalArgumentException("--footprint-blocks must be at least 0, not "

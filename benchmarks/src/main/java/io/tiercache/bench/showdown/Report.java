@@ -25,7 +25,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * The showdown's results as an aligned table, as ratios of each TierCache subject to each HBase
  * cache measured in the same run, and as files: {@code showdown.txt}, {@code showdown.csv},
- * {@code showdown.json} and {@code ratios.csv}.
+ * {@code showdown.json} and {@code ratios.csv}; with {@code --rounds} above 1 the rows are
+ * medians over each subject's runs of the cell and {@code rounds.csv} has every run.
  *
  * <p>Columns: {@code refused} counts blocks the cache failed to insert (HBase's failed inserts:
  * over the hard limit, writer queue full), {@code rejected} new blocks a TierCache admission
@@ -54,15 +55,26 @@ final class Report {
   private final List<Result> results;
   private final Map<String, String> meta;
   private final List<Footprint.Result> footprint;
+  private final List<Result> runs;
 
   Report(List<Result> results, Map<String, String> meta) {
     this(results, meta, List.of());
   }
 
   Report(List<Result> results, Map<String, String> meta, List<Footprint.Result> footprint) {
+    this(results, meta, footprint, List.of());
+  }
+
+  /**
+   * @param runs with {@code --rounds} above 1, every run whose medians {@code results} holds
+   *     (written to {@code rounds.csv}); empty otherwise
+   */
+  Report(List<Result> results, Map<String, String> meta, List<Footprint.Result> footprint,
+      List<Result> runs) {
     this.results = List.copyOf(results);
     this.meta = new LinkedHashMap<>(meta);
     this.footprint = List.copyOf(footprint);
+    this.runs = List.copyOf(runs);
   }
 
   /**
@@ -209,6 +221,9 @@ final class Report {
     Files.write(dir.resolve("showdown.csv"), csv().getBytes(StandardCharsets.UTF_8));
     Files.write(dir.resolve("showdown.json"), json().getBytes(StandardCharsets.UTF_8));
     Files.write(dir.resolve("ratios.csv"), ratiosCsv().getBytes(StandardCharsets.UTF_8));
+    if (!runs.isEmpty()) {
+      Files.write(dir.resolve("rounds.csv"), csv(runs).getBytes(StandardCharsets.UTF_8));
+    }
     if (!footprint.isEmpty()) {
       Files.write(dir.resolve("footprint.csv"),
           Footprint.csv(footprint).getBytes(StandardCharsets.UTF_8));
@@ -223,12 +238,16 @@ final class Report {
   }
 
   String csv() {
+    return csv(results);
+  }
+
+  private static String csv(List<Result> results) {
     StringBuilder s = new StringBuilder("scenario,pattern,sizes,ratio,subject,vendor,capacity_bytes,"
         + "dataset_bytes,threads,ops,reads,seconds,ops_per_s,hit_ratio,l1_hit_ratio,l2_hit_ratio,"
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
         + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,"
-        + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,error\n");
+        + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,rounds,round,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -244,6 +263,7 @@ final class Report {
           num(r.insertP50), num(r.insertP99), num(r.missMeanBytes),
           Double.isNaN(r.residentBlocksMean) ? "" : fmt("%.1f", r.residentBlocksMean),
           r.residentBlocksMax < 0 ? "" : Long.toString(r.residentBlocksMax),
+          Integer.toString(r.rounds), Integer.toString(r.round),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
     return s.toString();
@@ -298,6 +318,8 @@ final class Report {
           .put("gcMillis", r.gcMillis)
           .put("refused", r.refused)
           .put("admissionRejected", r.admissionRejected)
+          .put("rounds", r.rounds)
+          .put("round", r.round)
           .put("error", r.error);
     }
     return JSON.writeValueAsString(root) + "\n";

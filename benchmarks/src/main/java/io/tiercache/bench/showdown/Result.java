@@ -6,6 +6,9 @@ package io.tiercache.bench.showdown;
 import io.tiercache.bench.cli.Converters;
 import io.tiercache.bench.subject.Subject;
 import io.tiercache.bench.workload.Scenario;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * What one subject did in one scenario's measured phase. Latencies are per operation (one get:
@@ -73,6 +76,14 @@ public final class Result {
    * pattern.
    */
   public final double a0HitRatio;
+  /**
+   * How many runs of the subject in the cell this row summarises ({@code --rounds}): 1 for a
+   * single run; above 1 the row holds each measure's median over the runs, taken measure by
+   * measure (so its p99 and its throughput may come from different runs).
+   */
+  public final int rounds;
+  /** Which run this row is, from 1; 0 for a row of medians over {@code rounds} runs. */
+  public final int round;
   /** Why the run failed, or null. */
   public final String error;
 
@@ -111,7 +122,91 @@ public final class Result {
     this.residentBlocksMax = b.residentBlocksMax;
     this.optHitRatio = b.optHitRatio;
     this.a0HitRatio = b.a0HitRatio;
+    this.rounds = b.rounds;
+    this.round = b.round;
     this.error = b.error;
+  }
+
+  /**
+   * One subject's runs of one cell as a row of medians: each measured value is the median of its
+   * values over the runs (the mean of the middle two for an even count; values that do not apply,
+   * NaN, are left out), the cell's description and its OPT and A0 bounds are the first run's. A
+   * single run is returned as it is; if a run failed, the first failed run is returned, so that a
+   * failure is never hidden behind the runs that passed.
+   *
+   * @throws IllegalArgumentException if {@code runs} is empty or mixes subjects or cells
+   */
+  static Result median(List<Result> runs) {
+    if (runs.isEmpty()) {
+      throw new IllegalArgumentException("no runs");
+    }
+    Result first = runs.get(0);
+    for (Result r : runs) {
+      if (!r.subject.equals(first.subject) || !r.cell().equals(first.cell())) {
+        throw new IllegalArgumentException("runs of " + first.subject + " in " + first.cell()
+            + " mixed with " + r.subject + " in " + r.cell());
+      }
+    }
+    if (runs.size() == 1) {
+      return first;
+    }
+    for (Result r : runs) {
+      if (r.failed()) {
+        return r;
+      }
+    }
+    Builder b = new Builder();
+    b.subject = first.subject;
+    b.vendor = first.vendor;
+    b.counterpart = first.counterpart;
+    b.scenario = first.scenario;
+    b.capacity = first.capacity;
+    b.datasetBytes = first.datasetBytes;
+    b.threads = first.threads;
+    b.ops = first.ops;
+    b.missLatencyNanos = first.missLatencyNanos;
+    b.optHitRatio = first.optHitRatio;
+    b.a0HitRatio = first.a0HitRatio;
+    b.reads = medianLong(runs, r -> r.reads);
+    b.seconds = median(runs, r -> r.seconds);
+    b.hitRatio = median(runs, r -> r.hitRatio);
+    b.l1HitRatio = median(runs, r -> r.l1HitRatio);
+    b.l2HitRatio = median(runs, r -> r.l2HitRatio);
+    b.p50 = medianLong(runs, r -> r.p50);
+    b.p95 = medianLong(runs, r -> r.p95);
+    b.p99 = medianLong(runs, r -> r.p99);
+    b.p999 = medianLong(runs, r -> r.p999);
+    b.max = medianLong(runs, r -> r.max);
+    b.allocBytesPerOp = median(runs, r -> r.allocBytesPerOp);
+    b.gcCount = medianLong(runs, r -> r.gcCount);
+    b.gcMillis = medianLong(runs, r -> r.gcMillis);
+    b.refused = medianLong(runs, r -> r.refused);
+    b.admissionRejected = medianLong(runs, r -> r.admissionRejected);
+    b.missWaitNanos = median(runs, r -> r.missWaitNanos);
+    b.fetchP99 = median(runs, r -> r.fetchP99);
+    b.insertP50 = median(runs, r -> r.insertP50);
+    b.insertP99 = median(runs, r -> r.insertP99);
+    b.missMeanBytes = median(runs, r -> r.missMeanBytes);
+    b.bytesWrittenPerOp = median(runs, r -> r.bytesWrittenPerOp);
+    b.residentBlocksMean = median(runs, r -> r.residentBlocksMean);
+    b.residentBlocksMax = medianLong(runs, r -> r.residentBlocksMax);
+    b.rounds = runs.size();
+    b.round = 0;
+    return b.build();
+  }
+
+  private static double median(List<Result> runs, ToDoubleFunction<Result> measure) {
+    double[] v = runs.stream().mapToDouble(measure).filter(x -> !Double.isNaN(x)).sorted()
+        .toArray();
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    int mid = v.length / 2;
+    return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  }
+
+  private static long medianLong(List<Result> runs, ToLongFunction<Result> measure) {
+    return Math.round(median(runs, r -> measure.applyAsLong(r)));
   }
 
   /** Operations per second of the measured phase. */
@@ -182,6 +277,8 @@ public final class Result {
     long residentBlocksMax = -1;
     double optHitRatio = Double.NaN;
     double a0HitRatio = Double.NaN;
+    int rounds = 1;
+    int round = 1;
     String error;
 
     Result build() {

@@ -67,11 +67,13 @@ final class Runner {
    * Runs {@code subject} on {@code workload}: {@code warmupOps}, then {@code ops} measured, every
    * measured miss waiting {@code missLatencyNanos} (the warm-up never waits: it only fills the
    * cache, and the cache's state after it does not depend on time). The cell's reference hit
-   * ratios ({@code bounds}) are carried into the result.
+   * ratios ({@code bounds}) are carried into the result, marked as run {@code round} (from 1) of
+   * the cell.
    */
   Result run(Subject subject, Workload workload, long warmupOps, long ops, long missLatencyNanos,
-      Bounds bounds) {
+      Bounds bounds, int round) {
     Result.Builder r = new Result.Builder();
+    r.round = round;
     r.missLatencyNanos = missLatencyNanos;
     r.optHitRatio = bounds.opt;
     r.a0HitRatio = bounds.a0;

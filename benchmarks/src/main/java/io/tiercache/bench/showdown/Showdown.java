@@ -44,7 +44,9 @@ import org.apache.hadoop.hbase.util.VersionInfo;
  * dataset files are written once to {@code benchmarks/target/showdown-data/} and reused.
  *
  * <p>Each scenario runs every subject back to back, so the noise of a shared machine spreads over
- * all of them alike; compare ratios within a run, not absolute numbers across runs.
+ * all of them alike; compare ratios within a run, not absolute numbers across runs. With
+ * {@code --rounds N} the subjects take turns N times per cell (each round starting one subject
+ * later) and each row is the median of the runs, measure by measure ({@link Result#median}).
  */
 public final class Showdown {
   private Showdown() {}
@@ -76,14 +78,16 @@ public final class Showdown {
 
     Map<BlockSizes, Dataset> datasets = new EnumMap<>(BlockSizes.class);
     List<Result> results = new ArrayList<>();
+    List<Result> runs = new ArrayList<>();
     double cost = 0;
     for (Scenario scenario : o.scenarios) {
       for (long latency : o.missLatencies) {
-        cost += subjects.size() * (double) (o.warmupFor(scenario.sizes()) + o.opsFor(latency));
+        cost += o.rounds * subjects.size()
+            * (double) (o.warmupFor(scenario.sizes()) + o.opsFor(latency));
       }
     }
-    Progress progress = new Progress(o.scenarios.size() * o.missLatencies.size() * subjects.size(),
-        cost, System::nanoTime);
+    Progress progress = new Progress(o.scenarios.size() * o.missLatencies.size() * subjects.size()
+        * o.rounds, cost, System::nanoTime);
     boolean jitWarm = false;
     try {
       for (Scenario scenario : o.scenarios) {
@@ -103,7 +107,7 @@ public final class Showdown {
           long begin = System.nanoTime();
           for (Subject subject : subjects) {
             settle();
-            runner.run(subject, workload, warmup, warmup, 0, Bounds.NONE);
+            runner.run(subject, workload, warmup, warmup, 0, Bounds.NONE, 1);
           }
           progress.skip(System.nanoTime() - begin);
           jitWarm = true;
@@ -121,12 +125,28 @@ public final class Showdown {
               workload.dataBlocks(), warmup, ops, 100 * bounds.opt,
               Double.isNaN(bounds.a0) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * bounds.a0),
               (System.nanoTime() - optStart) / 1e9);
-          for (Subject subject : subjects) {
-            settle();
-            dataset.warm(workload.bytes()); // every subject starts with the cell's blocks cached
-            Result r = runner.run(subject, workload, warmup, ops, latency, bounds);
-            results.add(r);
-            out.println("  " + progress.step(warmup + ops) + " " + line(r));
+          Map<String, List<Result>> cell = new LinkedHashMap<>();
+          subjects.forEach(s -> cell.put(s.name(), new ArrayList<>()));
+          for (int round = 1; round <= o.rounds; round++) {
+            // Each round starts one subject later, so no subject is always first after the
+            // page cache is warmed or always follows the same cache.
+            for (int i = 0; i < subjects.size(); i++) {
+              Subject subject = subjects.get((i + round - 1) % subjects.size());
+              settle();
+              dataset.warm(workload.bytes()); // every subject starts with the cell's blocks cached
+              Result r = runner.run(subject, workload, warmup, ops, latency, bounds, round);
+              cell.get(subject.name()).add(r);
+              runs.add(r);
+              out.println("  " + progress.step(warmup + ops) + " "
+                  + (o.rounds > 1 ? "round " + round + "/" + o.rounds + " " : "") + line(r));
+            }
+          }
+          for (List<Result> subjectRuns : cell.values()) {
+            Result median = Result.median(subjectRuns);
+            results.add(median);
+            if (o.rounds > 1) {
+              out.println("  median of " + o.rounds + "  " + line(median));
+            }
           }
         }
       }
@@ -136,7 +156,7 @@ public final class Showdown {
       }
     }
     List<Footprint.Result> footprint = footprint(o, subjects, out);
-    Report report = new Report(results, meta, footprint);
+    Report report = new Report(results, meta, footprint, o.rounds > 1 ? runs : List.of());
     out.println();
     out.print(report.table());
     out.println();
@@ -149,7 +169,8 @@ public final class Showdown {
           o.threads, o.ops, System.getProperty("java.version"), Git.commit()));
     }
     out.println("wrote " + o.out.toAbsolutePath() + "/{showdown.txt,showdown.csv,showdown.json,"
-        + "ratios.csv" + (footprint.isEmpty() ? "" : ",footprint.csv") + (o.charts ? ",*.png" : "")
+        + "ratios.csv" + (footprint.isEmpty() ? "" : ",footprint.csv")
+        + (o.rounds > 1 ? ",rounds.csv" : "") + (o.charts ? ",*.png" : "")
         + "}");
     return results;
   }
@@ -249,6 +270,9 @@ public final class Showdown {
     }
     m.put("commit", Git.commit());
     m.put("seed", Long.toString(o.seed));
+    m.put("rounds", o.rounds == 1 ? "1" : o.rounds + " (every subject runs each cell " + o.rounds
+        + " times, in turn, starting one subject later each round; a row gives each measure's "
+        + "median, rounds.csv every run)");
     m.put("subjects", subjects.toString());
     m.put("scenarios", o.scenarios.toString());
     m.put("cache dir", o.cacheDir.toString());

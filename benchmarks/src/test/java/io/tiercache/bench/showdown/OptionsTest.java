@@ -56,6 +56,13 @@ class OptionsTest {
         () -> Options.parse("--capacity", "lots")).getMessage().contains("--capacity"));
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> Options.parse("--miss-latency", "500")).getMessage().contains("--miss-latency"));
+    for (String rounds : new String[] {"0", "10"}) {
+      String message = assertThrows(IllegalArgumentException.class,
+          () -> Options.parse("--rounds", rounds)).getMessage();
+      assertTrue(message.contains("--rounds must be from 1 to 9, not " + rounds), message);
+    }
+    assertEquals(1, Options.parse().rounds);
+    assertEquals(3, Options.parse("--rounds", "3").rounds);
   }
 
   @Test

@@ -14,7 +14,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
@@ -97,7 +100,8 @@ class ShowdownSmokeTest {
     assertTrue(last.getAsJsonObject("residentBlocks").has("max"));
     assertTrue(Files.readAllLines(out.resolve("showdown.csv")).get(0)
         .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,miss_mean_bytes,"
-            + "resident_blocks_mean,resident_blocks_max,error"));
+            + "resident_blocks_mean,resident_blocks_max,rounds,round,error"));
+    assertFalse(Files.exists(out.resolve("rounds.csv")), "one round: the rows are the runs");
     for (Result r : results) {
       // Every cell's rows, in the text table, are led by its OPT row.
       assertTrue(Files.readString(out.resolve("showdown.txt")).matches("(?s).*"
@@ -114,5 +118,53 @@ class ShowdownSmokeTest {
     List<String> footprint = Files.readAllLines(out.resolve("footprint.csv"));
     assertEquals(l2 + 1, footprint.size(), "one footprint row per L2 subject: " + footprint);
     assertTrue(Files.readString(out.resolve("showdown.txt")).contains("shift utilisation"));
+  }
+
+  @Test
+  void rounds_subjectsTakeTurns_andEachRowIsTheMedianOfItsRuns(@TempDir Path dir)
+      throws Exception {
+    Options o = Options.parse(new String[] {"--capacity", "40m", "--threads", "2", "--ops", "200",
+        "--warmup", "100", "--scenarios", "zipf-64k-1x", "--subjects", "tiercache-l1,hbase-lru",
+        "--rounds", "3", "--miss-latency", "0", "--footprint-blocks", "0", "--no-charts",
+        "--out", dir.resolve("out").toString(), "--data-dir", dir.resolve("data").toString(),
+        "--cache-dir", dir.resolve("cache").toString()});
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+
+    List<Result> results = Showdown.run(o, Subjects.standard(),
+        new PrintStream(console, true, StandardCharsets.UTF_8));
+
+    assertEquals(List.of("tiercache-l1", "hbase-lru"),
+        results.stream().map(r -> r.subject).collect(Collectors.toList()));
+    List<String> order = console.toString(StandardCharsets.UTF_8).lines()
+        .filter(l -> l.contains("] round ")).map(l -> l.replaceAll(".*] (round \\d/3 \\S+).*",
+            "$1")).collect(Collectors.toList());
+    assertEquals(List.of("round 1/3 tiercache-l1", "round 1/3 hbase-lru", "round 2/3 hbase-lru",
+        "round 2/3 tiercache-l1", "round 3/3 tiercache-l1", "round 3/3 hbase-lru"), order);
+    List<String> runs = Files.readAllLines(dir.resolve("out").resolve("rounds.csv"));
+    assertEquals(1 + 2 * 3, runs.size(), String.join("\n", runs));
+    List<String> header = List.of(runs.get(0).split(","));
+    int subject = header.indexOf("subject");
+    int p99 = header.indexOf("p99_ns");
+    int round = header.indexOf("round");
+    for (Result median : results) {
+      assertFalse(median.failed(), median.error);
+      assertEquals(3, median.rounds);
+      assertEquals(0, median.round);
+      List<Long> p99s = new ArrayList<>();
+      List<String> rounds = new ArrayList<>();
+      for (String line : runs.subList(1, runs.size())) {
+        String[] f = line.split(",");
+        if (f[subject].equals(median.subject)) {
+          p99s.add(Long.parseLong(f[p99]));
+          rounds.add(f[round]);
+        }
+      }
+      assertEquals(List.of("1", "2", "3"), rounds.stream().sorted().collect(Collectors.toList()));
+      Collections.sort(p99s);
+      assertEquals(p99s.get(1), median.p99, median.subject + " runs' p99 " + p99s);
+    }
+    List<String> rows = Files.readAllLines(dir.resolve("out").resolve("showdown.csv"));
+    assertEquals(1 + 2, rows.size());
+    assertTrue(rows.get(1).contains(",3,0,"), rows.get(1));
   }
 }
