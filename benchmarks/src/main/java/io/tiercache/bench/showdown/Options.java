@@ -50,7 +50,7 @@ public final class Options implements Callable<Integer> {
   static final long FULL_MISS_LATENCY_NANOS = 500_000;
   /** Measured operations of a cell with a miss latency, unless {@code --miss-latency-ops}. */
   static final long LATENCY_OPS = 100_000;
-  /** Most runs per subject and cell ({@code --rounds}): a full preset takes 19 minutes a round. */
+  /** Most runs per subject and cell ({@code --rounds}): a round of the full preset takes 17 min. */
   static final int MAX_ROUNDS = 9;
 
   String preset = "full";
