@@ -891,7 +891,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   }
 
   /**
-   * Whether the last completed period of requests had misses under 1 % (see {@link Policy}): hits
+   * Whether the last completed period of requests had inserts under 1 % (see {@link Policy}): hits
    * on PROTECTED and MEMORY blocks are then sampled.
    */
   boolean quiet() {

@@ -73,12 +73,12 @@ final class Policy {
 
   private final WindowClimber climber = new WindowClimber();
 
-  /** Requests (hits, weighted, and misses) per period of {@link #quiet()}. */
+  /** Requests (hits, weighted, and inserts) per period of {@link #quiet()}. */
   static final int QUIET_PERIOD = 4096;
   /** A period is quiet when fewer than one request in this many was an insert. */
   static final int QUIET_MISS_RATIO = 100;
   private long periodRequests;
-  private long periodMisses;
+  private long periodInserts;
   private volatile boolean quiet;
 
   /**
@@ -205,11 +205,11 @@ final class Policy {
   /** Counts {@code requests}, of which {@code inserts} were inserts, toward {@link #quiet()}. */
   private void countForQuiet(int requests, int inserts) {
     periodRequests += requests;
-    periodMisses += inserts;
+    periodInserts += inserts;
     if (periodRequests >= QUIET_PERIOD) {
-      quiet = periodMisses * QUIET_MISS_RATIO < periodRequests;
+      quiet = periodInserts * QUIET_MISS_RATIO < periodRequests;
       periodRequests = 0;
-      periodMisses = 0;
+      periodInserts = 0;
     }
   }
 
