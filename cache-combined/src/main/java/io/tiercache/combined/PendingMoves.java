@@ -8,9 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 
 /**
- * Hot mode's {@code move} promotion: the data blocks copied into the L1 whose L2 copy is still to
- * be freed at their first L1 hit. A hit on an L1 data block asks here (an on-heap set) instead
- * of looking into the L2's off-heap index: most L1 hits are on blocks moved already.
+ * Hot mode's {@code move-on-hit} promotion: the data blocks copied into the L1 whose L2 copy is
+ * still to be freed at their first L1 hit. A hit on an L1 data block asks here (an on-heap set)
+ * instead of looking into the L2's off-heap index: most L1 hits are on blocks moved already.
  *
  * <h2>Invariants</h2>
  * A key leaves the set at its first L1 hit ({@link #firstHit}, which then frees the L2 copy),

@@ -61,10 +61,12 @@ import org.slf4j.LoggerFactory;
  *       throw away) is copied into the L1, whose index and bloom blocks give way to no data copy
  *       ({@link LruTier#setMemoryFirst}); the L1's index and bloom victims go to the L2. Its
  *       promotion
- *       ({@code tiercache.combined.hot.promotion}): {@code copy} keeps the L2 copy and drops the
- *       L1's data victims; {@code move} frees the L2 copy at the copy's first L1 hit (found in
- *       {@link PendingMoves}; a copy the L1 throws away unread cost no L2 write) and offers the L1's data victims that the L2 no
- *       longer holds back to the L2 through its admission filter. A victim and a concurrent
+ *       ({@code tiercache.combined.hot.promotion}, {@link HotPromotion}): {@code copy} keeps the
+ *       L2 copy and drops the L1's data victims; {@code move} frees the L2 copy once the L1
+ *       holds the block, and {@code move-on-hit} at the copy's first L1 hit (found in
+ *       {@link PendingMoves}; a copy the L1 throws away unread cost no L2 write, but until then
+ *       the block is held twice); both offer the L1's data victims that the L2 no longer holds
+ *       back to the L2 through its admission filter. A victim and a concurrent promotion or
  *       first hit may race so that the block leaves both tiers: a lost hit, never wrong
  *       bytes.</li>
  * </ul>
@@ -88,7 +90,7 @@ import org.slf4j.LoggerFactory;
  * first only if HBase's {@code shouldReplaceExistingCacheBlock} says so).
  *
  * <h3>Size</h3>
- * About 660 lines, over the style guide's 600: the promotion filter, the pending moves, the split
+ * About 690 lines, over the style guide's 600: the promotion filter, the pending moves, the split
  * residency and the metrics publication already live apart ({@code PromotionFilter},
  * {@link PendingMoves}, {@link SplitResidency}, {@code Publication}); what stays is HBase's whole {@code BlockCache} surface over two tiers,
  * each method deciding per mode which tier answers, and the L1's small victim hand-off.
@@ -101,12 +103,14 @@ public class TieredBlockCache extends CombinedBlockCache {
   private final LruTier l1;
   private final BucketTier l2;
   private final TieringMode mode;
-  /** Hot mode with {@code tiercache.combined.hot.promotion=move}: a promoted block leaves the L2. */
+  /** Hot mode's {@code tiercache.combined.hot.promotion}; {@code COPY} in the other modes. */
+  private final HotPromotion hotPromotion;
+  /** Hot mode with {@code move} or {@code move-on-hit}: promoted blocks leave the L2. */
   private final boolean hotMove;
   /** The fully-cached-files state over both tiers, exclusive mode only (else null). */
   private final SplitResidency split;
   private final PromotionFilter promotion;
-  /** Move promotion: copies whose L2 slot is freed at their first L1 hit. */
+  /** Move-on-hit promotion: copies whose L2 slot is freed at their first L1 hit. */
   private final PendingMoves moves = new PendingMoves();
   private volatile int promoteMinHits;
   private final AtomicBoolean shutdown = new AtomicBoolean();
@@ -134,8 +138,7 @@ public class TieredBlockCache extends CombinedBlockCache {
    */
   public TieredBlockCache(Configuration conf) {
     this(Tiers.build(conf), TieringMode.from(conf),
-        CacheSettings.COMBINED_PROMOTE_HITS.get(conf),
-        CacheSettings.COMBINED_HOT_PROMOTION.get(conf).equals("move"), conf);
+        CacheSettings.COMBINED_PROMOTE_HITS.get(conf), HotPromotion.from(conf), conf);
   }
 
   /**
@@ -148,18 +151,26 @@ public class TieredBlockCache extends CombinedBlockCache {
    */
   public TieredBlockCache(LruTier l1, BucketTier l2, TieringMode mode, int promoteMinHits) {
     this(l1, l2, mode, promoteMinHits,
-        CacheSettings.COMBINED_HOT_PROMOTION.defaultValue().equals("move"));
+        HotPromotion.fromKey(CacheSettings.COMBINED_HOT_PROMOTION.defaultValue()));
   }
 
   /**
    * As {@link #TieredBlockCache(LruTier, BucketTier, TieringMode, int)}, choosing hot mode's
-   * promotion ({@code tiercache.combined.hot.promotion}): {@code hotMove} frees a promoted data
-   * block's L2 copy and sends the L1's data victims back to the L2 through its admission filter.
+   * promotion: {@code hotMove} is {@link HotPromotion#MOVE}, else {@link HotPromotion#COPY}.
    */
   public TieredBlockCache(LruTier l1, BucketTier l2, TieringMode mode, int promoteMinHits,
       boolean hotMove) {
+    this(l1, l2, mode, promoteMinHits, hotMove ? HotPromotion.MOVE : HotPromotion.COPY);
+  }
+
+  /**
+   * As {@link #TieredBlockCache(LruTier, BucketTier, TieringMode, int)}, choosing hot mode's
+   * promotion ({@code tiercache.combined.hot.promotion}).
+   */
+  public TieredBlockCache(LruTier l1, BucketTier l2, TieringMode mode, int promoteMinHits,
+      HotPromotion hotPromotion) {
     this(new Tiers(l1, l2), mode, CacheSettings.COMBINED_PROMOTE_HITS.check(promoteMinHits),
-        hotMove, null);
+        hotPromotion, null);
   }
 
   /**
@@ -167,13 +178,14 @@ public class TieredBlockCache extends CombinedBlockCache {
    * starts the stats line ({@code tiercache.metrics.*}); a cache built in code has neither
    * (its per-table counters still run, for {@link #tableStats()}).
    */
-  private TieredBlockCache(Tiers tiers, TieringMode mode, int promoteMinHits, boolean hotMove,
-      Configuration conf) {
+  private TieredBlockCache(Tiers tiers, TieringMode mode, int promoteMinHits,
+      HotPromotion hotPromotion, Configuration conf) {
     super(tiers.l1, tiers.l2);
     this.l1 = tiers.l1;
     this.l2 = tiers.l2;
     this.mode = mode;
-    this.hotMove = hotMove && mode == TieringMode.HOT;
+    this.hotPromotion = mode == TieringMode.HOT ? hotPromotion : HotPromotion.COPY;
+    this.hotMove = this.hotPromotion.moves();
     this.promotion = new PromotionFilter(promoteMinHits, l2.getMaxSize() / (64 * 1024));
     this.promoteMinHits = promoteMinHits;
     this.split = splitsData() ? new SplitResidency(l1, l2) : null;
@@ -194,21 +206,30 @@ public class TieredBlockCache extends CombinedBlockCache {
         CacheSettings.STATS_LOG_INTERVAL.get(conf));
     LOG.info("TierCache combined cache active: mode={} (tiercache.combined.mode){}, L1 {} of "
         + "{} bytes, L2 {} of {} bytes", mode.key(),
-        mode == TieringMode.HOT ? ", promotion=" + (this.hotMove ? "move" : "copy") : "",
+        mode == TieringMode.HOT ? ", promotion=" + this.hotPromotion.key() : "",
         l1.name(), l1.getMaxSize(), l2.name(), l2.getMaxSize());
   }
 
   /**
    * Whether a data block may live in the L1 only: exclusive mode, and hot mode with
-   * {@code move} promotion. Then region bytes and the fully-cached-files state count both tiers.
+   * {@code move} or {@code move-on-hit} promotion. Then region bytes and the fully-cached-files
+   * state count both tiers.
    */
   private boolean splitsData() {
     return mode == TieringMode.EXCLUSIVE || hotMove;
   }
 
-  /** Hot mode: whether a promoted data block's L2 copy is freed ({@code move}). */
+  /**
+   * Hot mode: whether a promoted data block's L2 copy is freed ({@code move} or
+   * {@code move-on-hit}).
+   */
   public boolean hotMove() {
     return hotMove;
+  }
+
+  /** Hot mode's promotion ({@code tiercache.combined.hot.promotion}); {@code COPY} otherwise. */
+  public HotPromotion hotPromotion() {
+    return hotPromotion;
   }
 
   /** Per-table lookups, hits and the region-to-table map behind the table_ metrics. */
@@ -288,8 +309,9 @@ public class TieredBlockCache extends CombinedBlockCache {
    * Hot mode's lookup, with HBase's accounting: the L1 if it holds the key, else the L2; a hit
    * counts in the tier that served it, a miss in the tier the block type belongs to (index and
    * bloom: the L1; data: the L2). An L2 hit on a data block that passes the promotion rule, and
-   * that the L1 says it would keep, is then copied into the L1 (copied, not moved: the L1 may
-   * drop it again at no cost). Unlike
+   * that the L1 says it would keep, is then copied into the L1; its L2 copy is freed at once
+   * ({@code move}), at the L1 copy's first hit ({@code move-on-hit}) or never ({@code copy}).
+   * Unlike
    * {@link CombinedBlockCache#getBlock}, an index or bloom block found in the L2 (where hot mode
    * demotes the L1's index and bloom victims) is an expected hit, not a warning; it stays in the
    * L2 (served zero-copy from there) until it is missed and cached anew.
@@ -300,12 +322,13 @@ public class TieredBlockCache extends CombinedBlockCache {
     if (inL1 != null) {
       if (!isMetaBlock(blockType(key, inL1))) {
         copyHits.increment();
-        if (hotMove && caching && !repeat && moves.firstHit(key)) {
-          // Move: the copy earned its first L1 hit, so the L1 keeps it; its L2 slot is freed (a
-          // reader of the L2 block keeps the slot pinned until it releases). Later hits find
-          // nothing to move: one on-heap set lookup, not a look into the L2's off-heap index
-          // (JFR, hbase-64k-3x: that look was 5 % of the readers' samples at 0.6 L1 data hits
-          // per operation).
+        if (hotPromotion == HotPromotion.MOVE_ON_HIT && caching && !repeat
+            && moves.firstHit(key)) {
+          // Move on hit: the copy earned its first L1 hit, so the L1 keeps it; its L2 slot is
+          // freed (a reader of the L2 block keeps the slot pinned until it releases). Later hits
+          // find nothing to move: one on-heap set lookup, not a look into the L2's off-heap
+          // index (JFR, hbase-64k-3x: that look was 5 % of the readers' samples at 0.6 L1 data
+          // hits per operation).
           l2.evictBlock(key);
         }
       }
@@ -329,15 +352,24 @@ public class TieredBlockCache extends CombinedBlockCache {
     // push another out, and on a meta set larger than the L1 every hit would move 64 KB twice.
     if (block != null && !meta && caching && !repeat && !shutdown.get()
         && promotion.recordHit(key, false) && l1.wouldAdmit(key, block.heapSize())) {
-      if (hotMove) {
+      boolean onHit = hotPromotion == HotPromotion.MOVE_ON_HIT;
+      if (onHit) {
         moves.promoted(key);
       }
       // Never waits for the L1's lock: the block is served from the L2 already, and a copy
       // skipped now is tried again at its next L2 hit.
       if (l1.cacheBlockIfIdle(key, block, hotMove && l2.isInMemory(key))) {
+        if (hotPromotion == HotPromotion.MOVE && l1.containsBlock(key)) {
+          // Move: the L1 holds it now, so its L2 slot is freed at once (a reader of the L2
+          // block keeps the slot pinned until it releases). Freed only at the copy's first L1
+          // hit, as move-on-hit does, every copy not yet hit is held twice: 67 of the L1's 406
+          // blocks at the end of a uniform-64k-3x +500 us run, 0.13 to 1.18 points of hit ratio
+          // in the uniform cells (docs/benchmarks.md).
+          l2.evictBlock(key);
+        }
         adaptCopies();
         promotions.increment();
-      } else if (hotMove) {
+      } else if (onHit) {
         moves.left(key);
       }
     }

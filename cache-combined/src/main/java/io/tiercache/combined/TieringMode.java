@@ -33,8 +33,9 @@ public enum TieringMode {
    * HBase's placement (index and bloom blocks in the L1, data blocks in the L2) and HBase's hit
    * accounting, plus: an L2 hit on a data block that passes the promotion rule is also copied into
    * the L1, where the L1's own admission policy keeps it only while it is hotter than the L1's
-   * victims. The hottest data blocks are then served from the heap without an off-heap read;
-   * a promoted block stays in the L2, so its later eviction from the L1 costs no rewrite.
+   * victims. The hottest data blocks are then served from the heap without an off-heap read.
+   * What becomes of the promoted block's L2 copy is {@link HotPromotion}'s choice (by default it
+   * is freed, and the L1's data victims go back to the L2 through its admission filter).
    */
   HOT;
 

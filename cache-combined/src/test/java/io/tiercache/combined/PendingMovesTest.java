@@ -12,7 +12,7 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.junit.jupiter.api.Test;
 
-/** Move promotion's record of copies whose L2 slot waits for their first L1 hit. */
+/** Move-on-hit promotion's record of copies whose L2 slot waits for their first L1 hit. */
 class PendingMovesTest {
   @Test
   void firstHit_onlyOncePerPromotion_andNotAfterTheL1LetItGo() {

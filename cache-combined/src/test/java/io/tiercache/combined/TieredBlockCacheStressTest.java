@@ -65,10 +65,12 @@ class TieredBlockCacheStressTest {
     List<Arguments> out = new ArrayList<>();
     for (TieringMode mode : TieringMode.values()) {
       for (String engine : new String[] {"offheap", "file", "files", "mmap", "pmem"}) {
-        out.add(Arguments.of(mode, engine, mode == TieringMode.HOT)); // hot: move, the default
+        out.add(Arguments.of(mode, engine, HotPromotion.MOVE)); // hot: move, the default
       }
     }
-    out.add(Arguments.of(TieringMode.HOT, "offheap", false)); // hot with copy promotion
+    out.add(Arguments.of(TieringMode.HOT, "offheap", HotPromotion.COPY));
+    out.add(Arguments.of(TieringMode.HOT, "offheap", HotPromotion.MOVE_ON_HIT));
+    out.add(Arguments.of(TieringMode.HOT, "file", HotPromotion.MOVE_ON_HIT));
     return out.stream();
   }
 
@@ -101,14 +103,16 @@ class TieredBlockCacheStressTest {
   @ParameterizedTest
   @MethodSource("cases")
   void randomOpsInEveryMode_neverAWrongByte_nothingLeaksAfterShutdown(TieringMode mode,
-      String engine, boolean hotMove) throws Exception {
+      String engine, HotPromotion promotion) throws Exception {
     ByteBuffAllocator pool = TestBlocks.pooledAllocator(512);
     LruTier l1 = LruTier.builder().maxSize(1 << 20).blockSizeHint(16 * 1024).build();
     BucketTier l2 = BucketTier.builder()
         .ioEngine(spec(engine))
         .capacity(4 << 20).slabSize(1 << 20).writers(2, 4).buffers(pool).build();
-    TieredBlockCache cache = new TieredBlockCache(l1, l2, mode, 1 + (int) (SEED & 1), hotMove);
-    String where = "mode " + mode.key() + (hotMove ? " (move)" : "") + ", engine " + engine
+    TieredBlockCache cache =
+        new TieredBlockCache(l1, l2, mode, 1 + (int) (SEED & 1), promotion);
+    String where = "mode " + mode.key()
+        + (mode == TieringMode.HOT ? " (" + promotion.key() + ")" : "") + ", engine " + engine
         + ", seed " + SEED;
     LongAdder ops = new LongAdder();
     LongAdder hits = new LongAdder();

@@ -223,16 +223,57 @@ class TieredBlockCacheTest {
   }
 
   /**
-   * Move promotion: a copy the L1 serves frees its L2 slot, and a block the L1 then evicts goes
-   * back to the L2 (through its admission filter, which admits while the class has free space),
-   * so each block lives in one tier and the L1 adds capacity.
+   * Move promotion (the default): the L2 slot of a promoted block is freed as soon as the L1
+   * holds it, so no block is ever held twice; the L1's victims go back to the L2.
    */
   @Test
-  void hotModeMove_copyHitInL1_freesL2SlotAndL1VictimGoesBack() {
+  void hotModeMove_freesL2SlotAtPromotionAndL1VictimGoesBack() {
     LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
     BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(8 << 20)
         .slabSize(1 << 20).writers(2, 8).build();
-    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, true);
+    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, HotPromotion.MOVE);
+    assertEquals(HotPromotion.MOVE, cache.hotPromotion());
+    int n = fill(20);
+    cache.l2().flush(30_000);
+    BlockCacheKey data = key("f", 0, BlockType.DATA);
+    assertHit(data, BlockType.DATA);
+    assertEquals(n, cache.l2().getBlockCount(), "one L2 hit is below the promotion bar");
+    assertHit(data, BlockType.DATA);
+    assertTrue(cache.l1().containsBlock(data), "the second L2 hit moves it to the L1");
+    assertEquals(n - 1, cache.l2().getBlockCount(), "and frees its L2 slot at once");
+    assertFalse(cache.l2().isAlreadyCached(data).orElse(true));
+    long l2Hits = cache.l2().getStats().getHitCount();
+    assertHit(data, BlockType.DATA);
+    assertEquals(l2Hits, cache.l2().getStats().getHitCount(), "served by the L1");
+    for (int round = 0; round < 2; round++) {
+      for (int i = 1; i < n; i++) {
+        BlockCacheKey k = key("f", i * 100_000L, BlockType.DATA);
+        assertHit(k, BlockType.DATA);
+        assertHit(k, BlockType.DATA);
+        assertFalse(cache.l1().containsBlock(k) && cache.l2().isAlreadyCached(k).orElse(false),
+            "never held twice: " + k);
+      }
+    }
+    cache.l2().flush(30_000);
+    assertTrue(cache.l1().getBlockCount() < n, "the small L1 evicted blocks");
+    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
+        "every block in exactly one tier: L1 victims went back to the L2");
+    for (int i = 0; i < n; i++) {
+      assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
+    }
+  }
+
+  /**
+   * Move-on-hit promotion: a copy the L1 serves frees its L2 slot, and a block the L1 then evicts
+   * goes back to the L2 (through its admission filter, which admits while the class has free
+   * space), so each block lives in one tier and the L1 adds capacity.
+   */
+  @Test
+  void hotModeMoveOnHit_copyHitInL1_freesL2SlotAndL1VictimGoesBack() {
+    LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
+    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(8 << 20)
+        .slabSize(1 << 20).writers(2, 8).build();
+    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, HotPromotion.MOVE_ON_HIT);
     assertTrue(cache.hotMove());
     int n = fill(20);
     cache.l2().flush(30_000);
@@ -505,7 +546,8 @@ class TieredBlockCacheTest {
     SettingException promotion = assertThrows(SettingException.class,
         () -> new TieredBlockCache(conf));
     assertEquals("tiercache.combined.hot.promotion", promotion.key());
-    assertTrue(promotion.getMessage().contains("copy or move"), promotion.getMessage());
+    assertTrue(promotion.getMessage().contains("copy, move or move-on-hit"),
+        promotion.getMessage());
 
     conf.unset("tiercache.combined.hot.promotion");
     conf.set("hbase.bucketcache.ioengine", "heap");

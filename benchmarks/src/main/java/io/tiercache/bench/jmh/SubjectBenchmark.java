@@ -17,7 +17,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Benchmark)
 public abstract class SubjectBenchmark {
   @Param({"tiercache-l1", "tiercache-l2-offheap", "tiercache-l2-file", "tiercache-l2-mmap",
-      "tiercache-l2-pmem", "tiercache", "tiercache-copy", "tiercache-hbase", "tiercache-exclusive",
+      "tiercache-l2-pmem", "tiercache", "tiercache-move-on-hit", "tiercache-copy",
+      "tiercache-hbase", "tiercache-exclusive",
       "hbase-lru", "hbase-tinylfu", "hbase-adaptive", "hbase-bucket-offheap", "hbase-bucket-file",
       "hbase-bucket-mmap", "hbase-bucket-pmem", "hbase-combined"})
   public String subject;

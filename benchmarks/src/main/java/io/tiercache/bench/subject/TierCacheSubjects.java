@@ -48,6 +48,11 @@ public final class TierCacheSubjects {
         "TierCache combined: TieredBlockCache, LruTier L1 + offheap BucketTier L2 (the default, "
             + "hot mode, move promotion)",
         "hbase-combined", spec -> combined(spec, "hot"));
+    s.add("tiercache-move-on-hit", TIERCACHE,
+        "TierCache combined, hot mode with move-on-hit promotion (the default before "
+            + "2026-11-28): a promoted data block's L2 copy is freed at its first L1 hit",
+        "hbase-combined", spec -> combined(spec, "hot", "tiercache.combined.hot.promotion",
+            "move-on-hit"));
     s.add("tiercache-copy", TIERCACHE,
         "TierCache combined, hot mode with copy promotion (the default before the issue-11 L2 "
             + "hit work): a promoted data block keeps its L2 copy, L1 data victims are dropped",

@@ -301,16 +301,19 @@ public final class CacheSettings {
           + "victims move to the L2; L2 hits that pass the promotion rule move back (one copy of "
           + "each block)."));
 
-  /** Hot mode: whether a promoted data block keeps its L2 copy. */
+  /** Hot mode: what becomes of a promoted data block's L2 copy. */
   public static final Setting<String> COMBINED_HOT_PROMOTION = define(Setting.text(
-      "tiercache.combined.hot.promotion", "move", "copy or move",
-      v -> v.equals("copy") || v.equals("move"),
-      "Hot mode only. `move` (the default) or `copy`. `copy`: a promoted data block stays in the L2 and the L1 holds a copy; "
-          + "the L1 drops its data victims (they are still in the L2). `move`: once the L1's copy "
-          + "of a promoted data block is hit, its L2 copy is freed, so the L1's share adds "
-          + "capacity; a data block the L1 evicts that the L2 no longer holds goes back to the L2 "
-          + "through the L2's admission filter (`tiercache.l2.admission`), or is dropped. Read at "
-          + "start-up."));
+      "tiercache.combined.hot.promotion", "move", "copy, move or move-on-hit",
+      v -> v.equals("copy") || v.equals("move") || v.equals("move-on-hit"),
+      "Hot mode only. `move` (the default), `move-on-hit` or `copy`. `move`: a promoted data "
+          + "block's L2 copy is freed as soon as the L1 holds it, so the L1's share adds "
+          + "capacity and no block is held twice; a data block the L1 evicts goes back to the "
+          + "L2 through the L2's admission filter (`tiercache.l2.admission`), or is dropped. "
+          + "`move-on-hit`: the same, but the L2 copy is freed only at the L1 copy's first hit, "
+          + "so a copy the L1 evicts unread costs no L2 write (fewer writes, for wear on the "
+          + "file, mmap and pmem engines), while copies not yet hit are held twice. `copy`: a "
+          + "promoted data block stays in the L2 and the L1 holds a copy; the L1 drops its data "
+          + "victims (they are still in the L2). Read at start-up."));
 
   /** L2 hits a data block needs (recently) before hot/exclusive/inclusive mode promotes it. */
   public static final Setting<Integer> COMBINED_PROMOTE_HITS = define(Setting.integer(
