@@ -222,19 +222,36 @@ class TieredBlockCacheTest {
     }
   }
 
+  /** Hot mode with a 4-block L1 and {@code promotion}; fills and flushes {@code n} blocks. */
+  private int startHotMove(HotPromotion promotion, int n) {
+    LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
+    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(8 << 20)
+        .slabSize(1 << 20).writers(2, 8).build();
+    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, promotion);
+    assertEquals(promotion, cache.hotPromotion());
+    fill(n);
+    cache.l2().flush(30_000);
+    return n;
+  }
+
+  /** After the L2's writes land: the L1 evicted some, every block is in one tier and a hit. */
+  private void assertEveryBlockInOneTier(int n) {
+    cache.l2().flush(30_000);
+    assertTrue(cache.l1().getBlockCount() < n, "the small L1 evicted blocks");
+    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
+        "every block in exactly one tier: L1 victims went back to the L2");
+    for (int i = 0; i < n; i++) {
+      assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
+    }
+  }
+
   /**
    * Move promotion (the default): the L2 slot of a promoted block is freed as soon as the L1
    * holds it, so no block is ever held twice; the L1's victims go back to the L2.
    */
   @Test
   void hotModeMove_freesL2SlotAtPromotionAndL1VictimGoesBack() {
-    LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
-    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(8 << 20)
-        .slabSize(1 << 20).writers(2, 8).build();
-    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, HotPromotion.MOVE);
-    assertEquals(HotPromotion.MOVE, cache.hotPromotion());
-    int n = fill(20);
-    cache.l2().flush(30_000);
+    int n = startHotMove(HotPromotion.MOVE, 20);
     BlockCacheKey data = key("f", 0, BlockType.DATA);
     assertHit(data, BlockType.DATA);
     assertEquals(n, cache.l2().getBlockCount(), "one L2 hit is below the promotion bar");
@@ -254,13 +271,7 @@ class TieredBlockCacheTest {
             "never held twice: " + k);
       }
     }
-    cache.l2().flush(30_000);
-    assertTrue(cache.l1().getBlockCount() < n, "the small L1 evicted blocks");
-    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
-        "every block in exactly one tier: L1 victims went back to the L2");
-    for (int i = 0; i < n; i++) {
-      assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
-    }
+    assertEveryBlockInOneTier(n);
   }
 
   /**
@@ -270,13 +281,8 @@ class TieredBlockCacheTest {
    */
   @Test
   void hotModeMoveOnHit_copyHitInL1_freesL2SlotAndL1VictimGoesBack() {
-    LruTier l1 = LruTier.builder().maxSize(4 * (PAYLOAD + 4096)).blockSizeHint(PAYLOAD).build();
-    BucketTier l2 = BucketTier.builder().ioEngine("offheap").capacity(8 << 20)
-        .slabSize(1 << 20).writers(2, 8).build();
-    cache = new TieredBlockCache(l1, l2, TieringMode.HOT, 2, HotPromotion.MOVE_ON_HIT);
+    int n = startHotMove(HotPromotion.MOVE_ON_HIT, 20);
     assertTrue(cache.hotMove());
-    int n = fill(20);
-    cache.l2().flush(30_000);
     BlockCacheKey data = key("f", 0, BlockType.DATA);
     assertHit(data, BlockType.DATA);
     assertHit(data, BlockType.DATA);
@@ -298,13 +304,7 @@ class TieredBlockCacheTest {
         assertHit(k, BlockType.DATA);
       }
     }
-    cache.l2().flush(30_000);
-    assertTrue(cache.l1().getBlockCount() < n, "the small L1 evicted blocks");
-    assertEquals(n, cache.l1().getBlockCount() + cache.l2().getBlockCount(),
-        "every block in exactly one tier: L1 victims went back to the L2");
-    for (int i = 0; i < n; i++) {
-      assertHit(key("f", i * 100_000L, BlockType.DATA), BlockType.DATA);
-    }
+    assertEveryBlockInOneTier(n);
     String region = "0123456789abcdef0123456789abcdef";
     BlockCacheKey moved = new BlockCacheKey(new org.apache.hadoop.fs.Path(
         "/hbase/data/default/t/" + region + "/cf/abc123"), 0, true, BlockType.DATA);
