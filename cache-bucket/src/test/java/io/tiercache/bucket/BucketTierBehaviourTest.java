@@ -34,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BucketTierBehaviourTest {
   private static final int KB = 1024;
   private static final int MB = 1 << 20;
+  /** The default slot of a 64 KB block (64 to a slab of the default size). */
+  private static final int DATA_SLOT = 65_792;
 
   @TempDir
   Path dir;
@@ -71,7 +73,7 @@ class BucketTierBehaviourTest {
     }
     t.flush(30_000);
     Occupancy occ = t.occupancy();
-    int large = occ.slabs(classOfSlot(occ, 65 * KB));
+    int large = occ.slabs(classOfSlot(occ, DATA_SLOT));
     assertTrue(large >= 0.9 * 32, "after the shift 64 KB blocks hold " + large + " slabs: " + occ);
     assertTrue(occ.utilisation() >= 0.9, "utilisation " + occ);
     t.checkInvariants();
@@ -102,7 +104,7 @@ class BucketTierBehaviourTest {
       TestBlocks.assertBlock(key("held", j * 4L), 60 * KB, BlockType.DATA, held.get(j));
     }
     Occupancy beforeRelease = t.occupancy();
-    assertEquals(held.size(), beforeRelease.usedSlots(classOfSlot(beforeRelease, 65 * KB)),
+    assertEquals(held.size(), beforeRelease.usedSlots(classOfSlot(beforeRelease, DATA_SLOT)),
         "held slots stay reserved");
     for (Cacheable b : held) {
       b.release();
@@ -197,7 +199,7 @@ class BucketTierBehaviourTest {
     BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
         .writeMode("queued").admission("all").build();
     // 64 KB blocks take 65 KB slots; offheap keeps part of its 4 MB for the index: 3 slabs
-    int slots = (int) (t.getMaxSize() / MB) * (MB / (65 * KB));
+    int slots = (int) (t.getMaxSize() / MB) * (MB / (DATA_SLOT));
     for (int i = 0; i < slots; i++) {
       put(t, "full", i, 60 * KB, true);
     }
@@ -254,7 +256,7 @@ class BucketTierBehaviourTest {
     // Admission "all": this is about the write queue; the filter would keep the gated block out.
     BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
         .writeMode("queued").admission("all").build();
-    int slots = 4 * (MB / (65 * KB));
+    int slots = 4 * (MB / (DATA_SLOT));
     for (int i = 0; i < slots; i++) {
       put(t, "full", i, 60 * KB, true);
     }
@@ -279,7 +281,7 @@ class BucketTierBehaviourTest {
     BucketTier t = BucketTier.builder().capacity(4L * MB).slabSize(MB).writers(1, 1)
         .admission("all").build();
     assertEquals("inline", t.writeMode(), "the default");
-    int slots = (int) (t.getMaxSize() / MB) * (MB / (65 * KB));
+    int slots = (int) (t.getMaxSize() / MB) * (MB / (DATA_SLOT));
     for (int i = 0; i < slots; i++) {
       put(t, "full", i, 60 * KB, false);
       assertEquals(i + 1, t.getBlockCount(), "published before cacheBlock returned");

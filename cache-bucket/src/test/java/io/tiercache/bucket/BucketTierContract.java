@@ -58,7 +58,7 @@ abstract class BucketTierContract extends BlockCacheContract {
     bad.put("hbase.bucketcache.bucket.sizes", "5000,8192");
     bad.put("hbase.bucketcache.writer.threads", "0");
     bad.put("hbase.bucketcache.writer.queuelength", "-1");
-    bad.put("tiercache.bucket.slab.size", "3m");
+    bad.put("tiercache.bucket.slab.size", "4100000"); // not whole 4 KB pages
     bad.put("hbase.bucketcache.ioengine.errors.tolerated.duration", "-5");
     return bad;
   }

@@ -20,10 +20,11 @@ import java.nio.file.Path;
  * <pre>
  * Invariants
  *   Pool offset p is byte p of the file; chunk i holds [i * chunkSize, (i + 1) * chunkSize).
- *   Every access the pool layout makes stays inside one chunk: slabs (a power of two dividing
- *   the chunk size) start at a multiple of the slab size, records and header fields are
- *   naturally aligned and at most 128 bytes. Multi-byte fields are in native byte order, the
- *   order LLPL's Unsafe stores use, so both back ends read each other's pools.
+ *   Every access the pool layout makes stays inside one chunk: the chunk size is a multiple of
+ *   the slab size (itself whole 4 KB pages), slabs start at a multiple of the slab size, records
+ *   and header fields are naturally aligned and at most 128 bytes. Multi-byte fields are in
+ *   native byte order, the order LLPL's Unsafe stores use, so both back ends read each other's
+ *   pools.
  *   An aligned putLong is one 8-byte store: the failure-atomic unit of persistent memory.
  *
  * Concurrency
@@ -38,30 +39,31 @@ abstract class PmemRegion implements Closeable {
 
   final Path path;
   final long size;
-  private final int chunkShift;
+  private final long chunkSize;
   private volatile MappedByteBuffer[] chunks;
 
   PmemRegion(Path path, long size, int chunkSize) {
     this.path = path;
     this.size = size;
-    this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
+    this.chunkSize = chunkSize;
   }
 
+  /** The most whole slabs that fit in {@link #MAX_CHUNK}, and at least one. */
   static int chunkSize(int slabSize) {
-    return Math.max(slabSize, MAX_CHUNK);
+    return Math.max(1, MAX_CHUNK / slabSize) * slabSize;
   }
 
   /** Number of chunks covering {@code size} bytes. */
   final int chunkCount() {
-    return (int) ((size - 1) >>> chunkShift) + 1;
+    return (int) ((size - 1) / chunkSize) + 1;
   }
 
   final long chunkStart(int i) {
-    return (long) i << chunkShift;
+    return i * chunkSize;
   }
 
   final int chunkLength(int i) {
-    return (int) Math.min(1L << chunkShift, size - chunkStart(i));
+    return (int) Math.min(chunkSize, size - chunkStart(i));
   }
 
   /** Called once by the subclass constructor with its Java mappings of the file. */
@@ -77,11 +79,11 @@ abstract class PmemRegion implements Closeable {
     if (c == null) {
       throw new IllegalStateException(describe() + " is closed");
     }
-    return c[(int) (offset >>> chunkShift)];
+    return c[(int) (offset / chunkSize)];
   }
 
   private int within(long offset) {
-    return (int) (offset & ((1L << chunkShift) - 1));
+    return (int) (offset % chunkSize);
   }
 
   /** A duplicate positioned on {@code [offset, offset + length)}, which lies in one chunk. */

@@ -67,7 +67,7 @@ abstract class PmemContract extends BlockCacheContract {
     Map<String, String> bad = new LinkedHashMap<>();
     bad.put("tiercache.pmem.backend", "nvdimm");
     bad.put("hbase.bucketcache.bucket.sizes", "5000,8192");
-    bad.put("tiercache.bucket.slab.size", "3m");
+    bad.put("tiercache.bucket.slab.size", "4100000"); // not whole 4 KB pages
     return bad;
   }
 }

@@ -125,7 +125,8 @@ public final class Restart {
       throws Exception {
     Row r = new Row();
     r.subject = subject;
-    long capacity = roundUp((long) (blocks * slot(payload) * 1.1), 4L << 20);
+    // Whole slabs of the L2's default size, so that the L2 keeps all of it.
+    long capacity = roundUp((long) (blocks * slot(payload) * 1.1), CacheSettings.DEFAULT_SLAB_SIZE);
     String[] files = new String[FILES];
     for (int f = 0; f < FILES; f++) {
       files[f] = Blocks.fileName(13, f);
@@ -225,7 +226,7 @@ public final class Restart {
       String backend) {
     Configuration conf = new Configuration(false);
     conf.set("hbase.bucketcache.ioengine", engine);
-    conf.set("hbase.bucketcache.size", Long.toString(capacity >> 20));
+    conf.set("hbase.bucketcache.size", (capacity >> 10) + "k");
     if (persistentPath != null) {
       conf.set("hbase.bucketcache.persistent.path", persistentPath);
     }

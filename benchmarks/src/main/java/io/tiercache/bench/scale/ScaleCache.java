@@ -99,6 +99,9 @@ final class ScaleCache {
     conf.set("hbase.bucketcache.ioengine", engine);
     conf.set("hbase.bucketcache.size", Long.toString(capacity >> 20));
     conf.set("hbase.bucketcache.bucket.sizes", Integer.toString(ScaleBlocks.SLOT));
+    // 4 MB slabs, which 4 KB slots tile, as in the runs of issue 15 (the default slab is sized
+    // for 64 KB blocks).
+    conf.setLong("tiercache.bucket.slab.size", SLAB);
     conf.setInt("hbase.bucketcache.persist.intervalinmillis", PERSIST_INTERVAL_MS);
     if (checkpoint != null) {
       conf.set("hbase.bucketcache.persistent.path", checkpoint.toString());

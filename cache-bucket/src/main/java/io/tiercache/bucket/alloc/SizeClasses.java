@@ -8,30 +8,32 @@ import java.util.Arrays;
 /**
  * The L2's size classes: the slot sizes a slab can be cut into.
  *
- * <p>By default 32 sizes ({@code hbase.bucketcache.bucket.sizes}'s default, in
- * {@code CacheSettings}): for each slot count per 4 MB slab, the longest multiple of 256 that
- * many slots fit in. Up to 65 KB they are HBase's bucket sizes (each a power-of-two-ish block
- * size plus 1 KB of room for the block header and HBase's serialized metadata; 41, 49 and 57 KB
- * 256 or 512 bytes longer) and five more below 33 KB where HBase's nearly double; above it
- * they step by 1.09 to 1.17, not HBase's 1.33 to 1.5:
+ * <p>By default 33 sizes ({@code hbase.bucketcache.bucket.sizes}'s default, in
+ * {@code CacheSettings}): for each slot count per slab of the default size (4112 KB), the
+ * longest multiple of 256 that many slots fit in. Up to 65.25 KB they are HBase's bucket sizes
+ * (each a power-of-two-ish block size plus about 1 KB of room for the block header and HBase's
+ * serialized metadata; 41, 49, 57 and 65 KB 256 to 768 bytes longer), 64.25 KB for 64 KB data
+ * blocks (64 to a slab) and five more below 33 KB where HBase's nearly double; above it they
+ * step by 1.09 to 1.17, not HBase's 1.33 to 1.5:
  * <pre>
- *   class  size      slots in a 4 MB slab     class  size      slots in a 4 MB slab
- *     0   5 KB       819                    16   97.5 KB     42
- *     1   7 KB       585                    17   113.75 KB   36
- *     2   9 KB       455                    18   132 KB      31
- *     3   11 KB      372                    19   146.25 KB   28
- *     4   14 KB      292                    20   163.75 KB   25
- *     5   17 KB      240                    21   178 KB      23
- *     6   21 KB      195                    22   195 KB      21
- *     7   27 KB      151                    23   227.5 KB    18
- *     8   33 KB      124                    24   256 KB      16
- *     9   41.25 KB    99                    25   292.5 KB    14
- *    10   49.25 KB    83                    26   341.25 KB   12
- *    11   57.5 KB     71                    27   372.25 KB   11
- *    12   65 KB       63                    28   409.5 KB    10
- *    13   73 KB       56                    29   455 KB       9
- *    14   81.75 KB    50                    30   512 KB       8
- *    15   89 KB       46                    31   585 KB       7
+ *   class  size      slots in a slab          class  size      slots in a slab
+ *      0   5 KB        822                    17   97.75 KB     42
+ *      1   7 KB        587                    18   114 KB       36
+ *      2   9 KB        456                    19   132.5 KB     31
+ *      3   11 KB       373                    20   146.75 KB    28
+ *      4   14 KB       293                    21   164.25 KB    25
+ *      5   17 KB       241                    22   178.75 KB    23
+ *      6   21 KB       195                    23   195.75 KB    21
+ *      7   27 KB       152                    24   228.25 KB    18
+ *      8   33 KB       124                    25   257 KB       16
+ *      9   41.5 KB      99                    26   293.5 KB     14
+ *     10   49.5 KB      83                    27   342.5 KB     12
+ *     11   57.75 KB     71                    28   373.75 KB    11
+ *     12   64.25 KB     64                    29   411 KB       10
+ *     13   65.25 KB     63                    30   456.75 KB     9
+ *     14   73.25 KB     56                    31   514 KB        8
+ *     15   82 KB        50                    32   587.25 KB     7
+ *     16   89.25 KB     46
  * </pre>
  * Formula: {@code slots(c) = slabSize / size(c)} (rounded down), and a block of {@code n} bytes
  * goes to the smallest class with {@code size(c) >= n}. Operators may set their own sizes with

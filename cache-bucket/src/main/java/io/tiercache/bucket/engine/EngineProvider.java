@@ -20,7 +20,7 @@ public interface EngineProvider {
 
   /**
    * Opens the engine for {@code scheme:path}. The capacity is already a positive multiple of
-   * the slab size, and the slab size a power of two.
+   * the slab size, and the slab size a positive multiple of 4096 (whole pages).
    *
    * @throws IOException if the storage cannot be opened; the factory reports it as a setting
    *     error naming the path

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 
 /**
  * An engine whose storage is Java-addressable memory ({@code offheap}, {@code mmap}): an array of
- * direct or mapped buffers ("chunks"), each a power of two of whole slabs. Zero-copy reads
+ * direct or mapped buffers ("chunks"), each of whole slabs. Zero-copy reads
  * ({@link #view}) and in-place writes ({@link #writable}).
  *
  * <pre>
@@ -27,30 +27,30 @@ import java.nio.ByteBuffer;
 abstract class MemoryEngine implements Engine, InPlaceWrites {
   private final long capacity;
   private final int slabSize;
-  private final int chunkShift;
+  private final long chunkSize;
   private volatile ByteBuffer[] chunks;
 
-  /** {@code chunkSize} is a power of two, at least the slab size. */
+  /** {@code chunkSize} is a positive multiple of the slab size. */
   MemoryEngine(long capacity, int slabSize, int chunkSize) {
     Slabs.checkGeometry(capacity, slabSize);
-    if (chunkSize < slabSize || Integer.bitCount(chunkSize) != 1) {
+    if (chunkSize < slabSize || chunkSize % slabSize != 0) {
       throw new IllegalArgumentException("chunk size " + chunkSize
-          + " is not a power of two of at least one slab (" + slabSize + ")");
+          + " is not a positive multiple of the slab size (" + slabSize + ")");
     }
     this.capacity = capacity;
     this.slabSize = slabSize;
-    this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
+    this.chunkSize = chunkSize;
   }
 
   /** Number of chunks a subclass must supply to {@link #install}. */
   final int chunkCount() {
-    return (int) ((capacity - 1) >>> chunkShift) + 1;
+    return (int) ((capacity - 1) / chunkSize) + 1;
   }
 
   /** Bytes of chunk {@code i} (the last one may be shorter). */
   final int chunkLength(int i) {
-    long start = (long) i << chunkShift;
-    return (int) Math.min(1L << chunkShift, capacity - start);
+    long start = i * chunkSize;
+    return (int) Math.min(chunkSize, capacity - start);
   }
 
   /** Called once by the subclass constructor with the chunks it allocated or mapped. */
@@ -125,8 +125,9 @@ abstract class MemoryEngine implements Engine, InPlaceWrites {
     if (length == 0) {
       return ByteBuffer.allocate(0); // address may equal capacity: there is no chunk to slice
     }
-    int start = (int) (address & ((1L << chunkShift) - 1));
-    ByteBuffer chunk = c[(int) (address >>> chunkShift)].duplicate();
+    int i = (int) (address / chunkSize);
+    int start = (int) (address - i * chunkSize);
+    ByteBuffer chunk = c[i].duplicate();
     chunk.limit(start + length).position(start);
     return chunk;
   }

@@ -35,7 +35,10 @@ final class MmapEngine extends MemoryEngine {
     this(path, capacity, slabSize, MAX_CHUNK);
   }
 
-  /** With a smaller {@code maxChunk} (a power of two), so tests can map several chunks. */
+  /**
+   * With a smaller {@code maxChunk} (a power of two), so tests can map several chunks. A chunk
+   * is the most whole slabs that fit in {@code maxChunk}, and at least one.
+   */
   MmapEngine(Path path, long capacity, int slabSize, int maxChunk) throws IOException {
     super(capacity, slabSize, checkChunk(maxChunk, slabSize));
     this.path = path;
@@ -64,7 +67,7 @@ final class MmapEngine extends MemoryEngine {
     if (maxChunk <= 0 || Integer.bitCount(maxChunk) != 1) {
       throw new IllegalArgumentException("chunk size " + maxChunk + " is not a power of two");
     }
-    return Math.max(slabSize, maxChunk);
+    return Math.max(1, maxChunk / slabSize) * slabSize;
   }
 
   @Override

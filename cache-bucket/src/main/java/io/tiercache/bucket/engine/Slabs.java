@@ -8,12 +8,15 @@ package io.tiercache.bucket.engine;
  * check every {@code view}, {@code read} and {@code write} runs before it touches memory.
  */
 final class Slabs {
+  /** Slabs are whole pages, so that a slab of a mapped engine starts on a page. */
+  static final int PAGE = 4096;
+
   private Slabs() {}
 
   /** Returns why {@code (capacity, slabSize)} is unusable, or {@code null} if it is valid. */
   static String geometryProblem(long capacity, int slabSize) {
-    if (slabSize <= 0 || Integer.bitCount(slabSize) != 1) {
-      return "slab size " + slabSize + " is not a positive power of two";
+    if (slabSize <= 0 || slabSize % PAGE != 0) {
+      return "slab size " + slabSize + " is not a positive multiple of " + PAGE;
     }
     if (capacity <= 0 || capacity % slabSize != 0) {
       return "capacity " + capacity + " (hbase.bucketcache.size) is not a positive multiple of "

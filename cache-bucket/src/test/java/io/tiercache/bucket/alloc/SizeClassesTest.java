@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /** Exhaustive checks of the size-class arithmetic. */
 class SizeClassesTest {
-  private static final int SLAB = 4 << 20;
+  private static final int SLAB = CacheSettings.DEFAULT_SLAB_SIZE;
 
   @Test
   void classOf_everyLengthUpToMax_isSmallestFittingClass() {
@@ -32,8 +32,8 @@ class SizeClassesTest {
   @Test
   void slotsPerSlab_matchesTheDocumentedTable() {
     SizeClasses c = new SizeClasses(CacheSettings.L2_BUCKET_SIZES.defaultValue(), SLAB);
-    int[] documented = {819, 585, 455, 372, 292, 240, 195, 151, 124, 99, 83, 71, 63, 56, 50,
-        46, 42, 36, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10, 9, 8, 7};
+    int[] documented = {822, 587, 456, 373, 293, 241, 195, 152, 124, 99, 83, 71, 64, 63, 56,
+        50, 46, 42, 36, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10, 9, 8, 7};
     assertEquals(documented.length, c.count());
     for (int i = 0; i < c.count(); i++) {
       assertEquals(documented[i], c.slotsPerSlab(i), "class " + i);
@@ -42,7 +42,9 @@ class SizeClassesTest {
       assertTrue((long) c.slotsPerSlab(i) * (c.size(i) + 256) > SLAB,
           "class " + i + ": a slot 256 bytes longer would fit as many times");
     }
-    assertEquals(599_040, c.size(c.count() - 1), "the largest: 7 slots of 585 KB");
+    assertEquals(601_344, c.size(c.count() - 1), "the largest: 7 slots of 587.25 KB");
+    assertEquals(64, c.slotsPerSlab(c.classOf(64 * 1024 + 256)),
+        "a 64 KB block with up to 256 bytes of header, checksums and last cell: 64 to a slab");
   }
 
   @Test

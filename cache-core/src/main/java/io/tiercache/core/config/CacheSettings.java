@@ -25,21 +25,33 @@ public final class CacheSettings {
   private static final List<IgnoredKey> IGNORED = new ArrayList<>();
 
   /**
-   * The L2's default bucket sizes: for each of 32 slot counts per 4 MB slab, the largest
-   * multiple of 256 that many slots fit in, so that a slab of the default size (or of a multiple
-   * of it) leaves under 256 bytes per slot unused and each slot is as long as its count allows.
-   * The counts follow HBase's fourteen sizes and five more below 33 KB (819 slots of 5 KB down
-   * to 63 of 65 KB: the same sizes, three of them 256 or 512 bytes longer), then step by 1.09
-   * to 1.17 to the largest, 7 slots of 585 KB, where HBase's sizes step by 1.33 to 1.5 (97,
-   * 129, 193, 257, 385, 513 KB) and its 513 KB slot leaves 12 % of a slab unused. Computed for the
-   * showdown's log-uniform mix of 4 to 512 KB: blocks fill 94 % of the slab bytes they take,
-   * against 80 % with the sizes before. Measured on its {@code zipf-mixed} cells (issue 11):
-   * +0.6 to +0.9 pt of hit ratio at 1x, +0.4 to +0.7 pt at 3x and 9x, throughput within the
-   * runs' spread (docs/benchmarks.md, "Bucket sizes that tile the slab").
+   * The L2's default slab: 64 slots of 65,792 bytes (4 MB and 16 KB, 1,028 pages). A 64 KB HFile
+   * data block is never shorter than 64 KB of cells plus its 33-byte header, its checksums and the
+   * 13 bytes of metadata a serialized block carries (HBase closes a block once its cells reach the
+   * block size), so a 4 MB slab holds 63 of them and leaves 1.5 % of its bytes unused; this slab
+   * holds 64 when a block's overrun (its last cell, checksums, header) is at most 256 bytes.
+   * Measured on the showdown's 64 KB cells at 239 MB of L2 (issue 11): 57 more blocks held,
+   * +1.3 pt of hit ratio at 1x, +0.3 at 3x, +0.1 at 9x (docs/benchmarks.md, "Slabs of 64 slots").
    */
-  private static final int[] DEFAULT_BUCKET_SIZES = tiling(4 << 20, 819, 585, 455, 372, 292, 240,
-      195, 151, 124, 99, 83, 71, 63, 56, 50, 46, 42, 36, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10,
-      9, 8, 7);
+  public static final int DEFAULT_SLAB_SIZE = 64 * 65_792;
+
+  /**
+   * The L2's default bucket sizes: for each of 33 slot counts per slab of the default size, the
+   * largest multiple of 256 that many slots fit in, so that a slab of the default size (or of a
+   * multiple of it) leaves under 256 bytes per slot unused and each slot is as long as its count
+   * allows. The counts follow HBase's fourteen sizes and five more below 33 KB (819 slots of 5 KB
+   * down to 63 of 65.25 KB: about the same sizes, up to 768 bytes longer, and 64 of 64.25 KB for
+   * the 64 KB data blocks of small cells), then step by 1.09 to 1.17 to the largest, 7 slots of
+   * 587 KB, where HBase's sizes step by 1.33 to 1.5 (97, 129, 193, 257, 385, 513 KB) and its
+   * 513 KB slot leaves 12 % of a slab unused. Computed for the showdown's log-uniform mix of 4 to
+   * 512 KB: blocks fill 94 % of the slab bytes they take, against 80 % with the sizes before.
+   * Measured on its {@code zipf-mixed} cells (issue 11): +0.6 to +0.9 pt of hit ratio at 1x,
+   * +0.4 to +0.7 pt at 3x and 9x, throughput within the runs' spread (docs/benchmarks.md,
+   * "Bucket sizes that tile the slab").
+   */
+  private static final int[] DEFAULT_BUCKET_SIZES = tiling(DEFAULT_SLAB_SIZE, 819, 585, 455, 372,
+      292, 240, 195, 151, 124, 99, 83, 71, 64, 63, 56, 50, 46, 42, 36, 31, 28, 25, 23, 21, 18, 16,
+      14, 12, 11, 10, 9, 8, 7);
 
   /** For each count, the largest multiple of 256 that {@code count} times fits in a slab. */
   private static int[] tiling(int slab, int... counts) {
@@ -154,11 +166,12 @@ public final class CacheSettings {
       CacheSettings::parseIntList, CacheSettings::validBucketSizes, CacheSettings::printIntList,
       "Slot sizes of the L2's size classes; a block goes to the smallest slot that holds its "
           + "serialized form. Blocks larger than the largest size are refused and counted in "
-          + "`failedInserts`. The default has 32 sizes, each the longest slot that a given number "
-          + "of slots fit in a 4 MB slab: about HBase's sizes and five more below 33 KB up to "
-          + "65 KB, then steps of 1.09 to 1.17 up to 585 KB, so that a block just over one size "
-          + "takes a slot at most 1.4 times its length and a 4 MB slab leaves under 256 bytes per "
-          + "slot unused; set HBase's list to get its sizes exactly. A persistent L2's checkpoint "
+          + "`failedInserts`. The default has 33 sizes, each the longest slot that a given number "
+          + "of slots fit in a slab of the default size (4112 KB): about HBase's sizes and five "
+          + "more below 33 KB up to 65.25 KB, with 64.25 KB for 64 KB data blocks (64 to a slab), "
+          + "then steps of 1.09 to 1.17 up to 587.25 KB, so that a block just over one size takes "
+          + "a slot at most 1.4 times its length and a slab leaves under 256 bytes per slot "
+          + "unused; set HBase's list to get its sizes exactly. A persistent L2's checkpoint "
           + "records the sizes: one written with other sizes (an earlier TierCache's default) is "
           + "not restored (a cold start with one warning)."));
 
@@ -269,12 +282,15 @@ public final class CacheSettings {
 
   /** Size of one slab. */
   public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(
-      "tiercache.bucket.slab.size", "bytes", 4L << 20,
-      "a power of two from 1m to 1g, at least the largest bucket size",
-      Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && Long.bitCount(v) == 1,
+      "tiercache.bucket.slab.size", "bytes", (long) DEFAULT_SLAB_SIZE,
+      "a multiple of 4k (4096) from 1m to 1g, at least the largest bucket size",
+      Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && v % 4096 == 0,
       Sizes::format,
       "Size of one slab. Each slab serves one size class at a time; blocks never straddle "
-          + "slabs; cold slabs move to size classes that need room."));
+          + "slabs; cold slabs move to size classes that need room. The default, 4112 KB, is 64 "
+          + "slots of 64.25 KB: a 64 KB data block with its header, checksums and up to about "
+          + "190 bytes of its last cell over 64 KB takes one of them, where a 4 MB slab holds "
+          + "63."));
 
   /** Back end of the {@code pmem:} engine (cache-pmem). */
   public static final Setting<String> PMEM_BACKEND = define(Setting.text(
