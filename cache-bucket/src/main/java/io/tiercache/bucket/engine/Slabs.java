@@ -3,13 +3,15 @@
  */
 package io.tiercache.bucket.engine;
 
+import io.tiercache.core.config.CacheSettings;
+
 /**
  * Slab geometry shared by the engines: which capacities and slab sizes are valid, and the range
  * check every {@code view}, {@code read} and {@code write} runs before it touches memory.
  */
 final class Slabs {
-  /** Slabs are whole pages, so that a slab of a mapped engine starts on a page. */
-  static final int PAGE = 4096;
+  /** Slabs are whole pages ({@link CacheSettings#SLAB_PAGE}). */
+  static final int PAGE = CacheSettings.SLAB_PAGE;
 
   private Slabs() {}
 

@@ -35,16 +35,20 @@ public final class CacheSettings {
    */
   public static final int DEFAULT_SLAB_SIZE = 64 * 65_792;
 
+  /** A slab is whole pages of this size, so that a slab of a mapped engine starts on a page. */
+  public static final int SLAB_PAGE = 4096;
+
   /**
    * The L2's default bucket sizes: for each of 33 slot counts per slab of the default size, the
    * largest multiple of 256 that many slots fit in, so that a slab of the default size (or of a
    * multiple of it) leaves under 256 bytes per slot unused and each slot is as long as its count
-   * allows. The counts follow HBase's fourteen sizes and five more below 33 KB (819 slots of 5 KB
-   * down to 63 of 65.25 KB: about the same sizes, up to 768 bytes longer, and 64 of 64.25 KB for
-   * the 64 KB data blocks of small cells), then step by 1.09 to 1.17 to the largest, 7 slots of
-   * 587 KB, where HBase's sizes step by 1.33 to 1.5 (97, 129, 193, 257, 385, 513 KB) and its
-   * 513 KB slot leaves 12 % of a slab unused. Computed for the showdown's log-uniform mix of 4 to
-   * 512 KB: blocks fill 94 % of the slab bytes they take, against 80 % with the sizes before.
+   * allows. The counts follow HBase's fourteen sizes and five more below 33 KB (a count of 819
+   * for 5 KB down to 63 for 65.25 KB: about the same sizes, up to 768 bytes longer, and 64 for
+   * 64.25 KB, for the 64 KB data blocks of small cells), then step by 1.09 to 1.17 to the
+   * largest, 7 slots of 587 KB, where HBase's sizes step by 1.33 to 1.5 (97, 129, 193, 257, 385,
+   * 513 KB) and its 513 KB slot leaves 12 % of a slab unused. Computed for the showdown's
+   * log-uniform mix of 4 to 512 KB: blocks fill 94 % of the slab bytes they take, against 80 %
+   * with the sizes before.
    * Measured on its {@code zipf-mixed} cells (issue 11): +0.6 to +0.9 pt of hit ratio at 1x,
    * +0.4 to +0.7 pt at 3x and 9x, throughput within the runs' spread (docs/benchmarks.md,
    * "Bucket sizes that tile the slab").
@@ -284,7 +288,7 @@ public final class CacheSettings {
   public static final Setting<Long> L2_SLAB_SIZE = define(Setting.custom(
       "tiercache.bucket.slab.size", "bytes", (long) DEFAULT_SLAB_SIZE,
       "a multiple of 4k (4096) from 1m to 1g, at least the largest bucket size",
-      Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && v % 4096 == 0,
+      Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && v % SLAB_PAGE == 0,
       Sizes::format,
       "Size of one slab. Each slab serves one size class at a time; blocks never straddle "
           + "slabs; cold slabs move to size classes that need room. The default, 4112 KB, is 64 "
