@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BucketTierBehaviourTest {
   private static final int KB = 1024;
   private static final int MB = 1 << 20;
-  /** The default slot of a 64 KB block (64 to a slab of the default size). */
+  /** The default slot of a 64 KB block (32 to a slab of the default size). */
   private static final int DATA_SLOT = 65_792;
 
   @TempDir

@@ -515,9 +515,9 @@ class TieredBlockCacheTest {
     cache = new TieredBlockCache(conf);
     assertEquals(TieringMode.INCLUSIVE, cache.mode());
     assertEquals(8 << 20, cache.l1().getMaxSize());
-    // 16 MB of direct memory for an offheap L2: 3 slabs of 4112 KB (the default slab), and its
+    // 16 MB of direct memory for an offheap L2: 7 slabs of 2056 KB (the default slab), and its
     // slot records beside them
-    assertEquals(3L * 4112 * 1024, cache.l2().getMaxSize());
+    assertEquals(7L * 2056 * 1024, cache.l2().getMaxSize());
     cache.setMaxSize(4 << 20);
     assertEquals(4 << 20, cache.l1().getMaxSize(), "HeapMemoryManager's resize reaches the L1");
   }

@@ -126,9 +126,9 @@ class TieredMiniClusterIT {
     long initialL1 = cache.l1().getMaxSize();
     assertEquals(maxHeap() * L1_FRACTION, initialL1, maxHeap() * 0.01,
         "L1 from hfile.block.cache.size");
-    // 128 MB of direct memory for the offheap L2: 31 slabs of 4112 KB (the default slab), its
+    // 128 MB of direct memory for the offheap L2: 63 slabs of 2056 KB (the default slab), its
     // index and slot records carved out of the same budget
-    assertEquals(31L * 4112 * 1024, cache.l2().getMaxSize(), "L2 from hbase.bucketcache.size");
+    assertEquals(63L * 2056 * 1024, cache.l2().getMaxSize(), "L2 from hbase.bucketcache.size");
 
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(TableDescriptorBuilder.newBuilder(TABLE)

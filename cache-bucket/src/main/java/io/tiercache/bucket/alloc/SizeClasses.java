@@ -8,32 +8,31 @@ import java.util.Arrays;
 /**
  * The L2's size classes: the slot sizes a slab can be cut into.
  *
- * <p>By default 33 sizes ({@code hbase.bucketcache.bucket.sizes}'s default, in
- * {@code CacheSettings}): for each slot count per slab of the default size (4112 KB), the
- * longest multiple of 256 that many slots fit in. Up to 65.25 KB they are HBase's bucket sizes
+ * <p>By default 31 sizes ({@code hbase.bucketcache.bucket.sizes}'s default, in
+ * {@code CacheSettings}): for each slot count per slab of the default size (2056 KB), the
+ * longest multiple of 256 that many slots fit in. Up to 66.25 KB they are HBase's bucket sizes
  * (each a power-of-two-ish block size plus about 1 KB of room for the block header and HBase's
- * serialized metadata; 41, 49, 57 and 65 KB 256 to 768 bytes longer), 64.25 KB for 64 KB data
- * blocks (64 to a slab) and five more below 33 KB where HBase's nearly double; above it they
- * step by 1.09 to 1.17, not HBase's 1.33 to 1.5:
+ * serialized metadata; 41, 49, 57 and 65 KB 768 to 1,536 bytes longer), 64.25 KB for 64 KB data
+ * blocks (32 to a slab) and five more below 33 KB where HBase's nearly double; above it they
+ * step by 1.09 to 1.25 (1.33 to the last), not HBase's 1.33 to 1.5:
  * <pre>
  *   class  size      slots in a slab          class  size      slots in a slab
- *      0   5 KB        822                    17   97.75 KB     42
- *      1   7 KB        587                    18   114 KB       36
- *      2   9 KB        456                    19   132.5 KB     31
- *      3   11 KB       373                    20   146.75 KB    28
- *      4   14 KB       293                    21   164.25 KB    25
- *      5   17 KB       241                    22   178.75 KB    23
- *      6   21 KB       195                    23   195.75 KB    21
- *      7   27 KB       152                    24   228.25 KB    18
- *      8   33 KB       124                    25   257 KB       16
- *      9   41.5 KB      99                    26   293.5 KB     14
- *     10   49.5 KB      83                    27   342.5 KB     12
- *     11   57.75 KB     71                    28   373.75 KB    11
- *     12   64.25 KB     64                    29   411 KB       10
- *     13   65.25 KB     63                    30   456.75 KB     9
- *     14   73.25 KB     56                    31   514 KB        8
- *     15   82 KB        50                    32   587.25 KB     7
- *     16   89.25 KB     46
+ *      0   5 KB        411                    16   89.25 KB     23
+ *      1   7 KB        293                    17   97.75 KB     21
+ *      2   9 KB        228                    18   114 KB       18
+ *      3   11 KB       186                    19   128.5 KB     16
+ *      4   14 KB       146                    20   146.75 KB    14
+ *      5   17 KB       120                    21   171.25 KB    12
+ *      6   21 KB        97                    22   186.75 KB    11
+ *      7   27 KB        76                    23   205.5 KB     10
+ *      8   33 KB        62                    24   228.25 KB     9
+ *      9   41.75 KB     49                    25   257 KB        8
+ *     10   50 KB        41                    26   293.5 KB      7
+ *     11   58.5 KB      35                    27   342.5 KB      6
+ *     12   64.25 KB     32                    28   411 KB        5
+ *     13   66.25 KB     31                    29   514 KB        4
+ *     14   73.25 KB     28                    30   685.25 KB     3
+ *     15   82 KB        25
  * </pre>
  * Formula: {@code slots(c) = slabSize / size(c)} (rounded down), and a block of {@code n} bytes
  * goes to the smallest class with {@code size(c) >= n}. Operators may set their own sizes with

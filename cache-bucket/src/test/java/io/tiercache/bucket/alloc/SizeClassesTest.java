@@ -32,8 +32,8 @@ class SizeClassesTest {
   @Test
   void slotsPerSlab_matchesTheDocumentedTable() {
     SizeClasses c = new SizeClasses(CacheSettings.L2_BUCKET_SIZES.defaultValue(), SLAB);
-    int[] documented = {822, 587, 456, 373, 293, 241, 195, 152, 124, 99, 83, 71, 64, 63, 56,
-        50, 46, 42, 36, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10, 9, 8, 7};
+    int[] documented = {411, 293, 228, 186, 146, 120, 97, 76, 62, 49, 41, 35, 32, 31, 28, 25,
+        23, 21, 18, 16, 14, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3};
     assertEquals(documented.length, c.count());
     for (int i = 0; i < c.count(); i++) {
       assertEquals(documented[i], c.slotsPerSlab(i), "class " + i);
@@ -42,9 +42,10 @@ class SizeClassesTest {
       assertTrue((long) c.slotsPerSlab(i) * (c.size(i) + 256) > SLAB,
           "class " + i + ": a slot 256 bytes longer would fit as many times");
     }
-    assertEquals(601_344, c.size(c.count() - 1), "the largest: 7 slots of 587.25 KB");
-    assertEquals(64, c.slotsPerSlab(c.classOf(64 * 1024 + 256)),
-        "a 64 KB block with up to 256 bytes of header, checksums and last cell: 64 to a slab");
+    assertEquals(701_696, c.size(c.count() - 1), "the largest: 3 slots of 685.25 KB");
+    assertEquals(4, c.slotsPerSlab(c.classOf(513 * 1024)), "HBase's largest size: 4 to a slab");
+    assertEquals(32, c.slotsPerSlab(c.classOf(64 * 1024 + 256)),
+        "a 64 KB block with up to 256 bytes of header, checksums and last cell: 32 to a slab");
   }
 
   @Test

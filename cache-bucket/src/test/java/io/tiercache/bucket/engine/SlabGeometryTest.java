@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Slabs of whole pages that are not a power of two (the default slab is 64 slots of 64.25 KB):
+ * Slabs of whole pages that are not a power of two (the default slab is 32 slots of 64.25 KB):
  * the memory engines' chunks hold whole slabs, and every byte lands where it was written.
  */
 class SlabGeometryTest {

@@ -25,37 +25,41 @@ public final class CacheSettings {
   private static final List<IgnoredKey> IGNORED = new ArrayList<>();
 
   /**
-   * The L2's default slab: 64 slots of 65,792 bytes (4 MB and 16 KB, 1,028 pages). A 64 KB HFile
+   * The L2's default slab: 32 slots of 65,792 bytes (2 MB and 8 KB, 514 pages). A 64 KB HFile
    * data block is never shorter than 64 KB of cells plus its 33-byte header, its checksums and the
    * 13 bytes of metadata a serialized block carries (HBase closes a block once its cells reach the
-   * block size), so a 4 MB slab holds 63 of them and leaves 1.5 % of its bytes unused; this slab
-   * holds 64 when a block's overrun (its last cell, checksums, header) is at most 256 bytes.
-   * Measured on the showdown's 64 KB cells at 239 MB of L2 (issue 11): 57 more blocks held,
-   * +1.3 pt of hit ratio at 1x, +0.3 at 3x, +0.1 at 9x (docs/benchmarks.md, "Slabs of 64 slots").
+   * block size), so a 2 MB slab holds 31 of them and a 4 MB one 63; this slab holds 32 when a
+   * block's overrun (its last cell, checksums, header) is at most 256 bytes. Half the 4112 KB of
+   * 64 slots before: each size class holds memory in steps of half as much, which a small L2 of
+   * many block sizes strands at 1x (a class whose whole population is a fraction of a slab).
+   * Measured on the showdown's cells at 239 MB of L2 (issue 11, docs/benchmarks.md, "Slabs of 32
+   * slots"): +0.4 to +0.8 pt of hit ratio in the {@code zipf-mixed} cells at 1x, +0.2 to +0.5 at
+   * 3x and 9x, the 64 KB cells level. Against 4112 KB slabs of 64 slots: 57 more 64 KB blocks
+   * held, +1.3 pt at 1x ("Slabs of 64 slots").
    */
-  public static final int DEFAULT_SLAB_SIZE = 64 * 65_792;
+  public static final int DEFAULT_SLAB_SIZE = 32 * 65_792;
 
   /** A slab is whole pages of this size, so that a slab of a mapped engine starts on a page. */
   public static final int SLAB_PAGE = 4096;
 
   /**
-   * The L2's default bucket sizes: for each of 33 slot counts per slab of the default size, the
+   * The L2's default bucket sizes: for each of 31 slot counts per slab of the default size, the
    * largest multiple of 256 that many slots fit in, so that a slab of the default size (or of a
    * multiple of it) leaves under 256 bytes per slot unused and each slot is as long as its count
-   * allows. The counts follow HBase's fourteen sizes and five more below 33 KB (a count of 819
-   * for 5 KB down to 63 for 65.25 KB: about the same sizes, up to 768 bytes longer, and 64 for
-   * 64.25 KB, for the 64 KB data blocks of small cells), then step by 1.09 to 1.17 to the
-   * largest, 7 slots of 587 KB, where HBase's sizes step by 1.33 to 1.5 (97, 129, 193, 257, 385,
-   * 513 KB) and its 513 KB slot leaves 12 % of a slab unused. Computed for the showdown's
-   * log-uniform mix of 4 to 512 KB: blocks fill 94 % of the slab bytes they take, against 80 %
-   * with the sizes before.
-   * Measured on its {@code zipf-mixed} cells (issue 11): +0.6 to +0.9 pt of hit ratio at 1x,
-   * +0.4 to +0.7 pt at 3x and 9x, throughput within the runs' spread (docs/benchmarks.md,
-   * "Bucket sizes that tile the slab").
+   * allows. The counts follow HBase's fourteen sizes and five more below 33 KB (a count of 411
+   * for 5 KB down to 35 for 58.5 KB: about the same sizes, up to 1.5 KB longer), 32 for 64.25 KB,
+   * the 64 KB data blocks of small cells, and 31 for 66.25 KB, those of larger cells; then step
+   * by 1.09 to 1.25 to 514 KB (4 slots, HBase's largest, 513 KB, with room) and 685.25 KB (3
+   * slots), where HBase's sizes step by 1.33 to 1.5 (97, 129, 193, 257, 385, 513 KB). With the
+   * 4112 KB slab before, 33 sizes stepped by 1.09 to 1.17 to 587.25 KB: half the slab keeps the
+   * counts whose half is whole and gives up the odd ones. For the showdown's log-uniform mix of
+   * 4 to 512 KB, blocks fill 92 % of the slot bytes they take (94 % with the 33 sizes, 84 % with
+   * HBase's); the slabs a class holds beyond its blocks' needs count for more in a small L2
+   * (measured: docs/benchmarks.md, "Slabs of 32 slots").
    */
-  private static final int[] DEFAULT_BUCKET_SIZES = tiling(DEFAULT_SLAB_SIZE, 819, 585, 455, 372,
-      292, 240, 195, 151, 124, 99, 83, 71, 64, 63, 56, 50, 46, 42, 36, 31, 28, 25, 23, 21, 18, 16,
-      14, 12, 11, 10, 9, 8, 7);
+  private static final int[] DEFAULT_BUCKET_SIZES = tiling(DEFAULT_SLAB_SIZE, 411, 293, 228, 186,
+      146, 120, 97, 76, 62, 49, 41, 35, 32, 31, 28, 25, 23, 21, 18, 16, 14, 12, 11, 10, 9, 8, 7, 6,
+      5, 4, 3);
 
   /** For each count, the largest multiple of 256 that {@code count} times fits in a slab. */
   private static int[] tiling(int slab, int... counts) {
@@ -170,14 +174,14 @@ public final class CacheSettings {
       CacheSettings::parseIntList, CacheSettings::validBucketSizes, CacheSettings::printIntList,
       "Slot sizes of the L2's size classes; a block goes to the smallest slot that holds its "
           + "serialized form. Blocks larger than the largest size are refused and counted in "
-          + "`failedInserts`. The default has 33 sizes, each the longest slot that a given number "
-          + "of slots fit in a slab of the default size (4112 KB): about HBase's sizes and five "
-          + "more below 33 KB up to 65.25 KB, with 64.25 KB for 64 KB data blocks (64 to a slab), "
-          + "then steps of 1.09 to 1.17 up to 587.25 KB, so that a block just over one size takes "
-          + "a slot at most 1.4 times its length and a slab leaves under 256 bytes per slot "
-          + "unused; set HBase's list to get its sizes exactly. A persistent L2's checkpoint "
-          + "records the sizes: one written with other sizes (an earlier TierCache's default) is "
-          + "not restored (a cold start with one warning)."));
+          + "`failedInserts`. The default has 31 sizes, each the longest slot that a given number "
+          + "of slots fit in a slab of the default size (2056 KB): about HBase's sizes and five "
+          + "more below 33 KB up to 58.5 KB, 64.25 KB for 64 KB data blocks (32 to a slab) and "
+          + "66.25 KB, then steps of 1.09 to 1.25 up to 514 KB and 685.25 KB, so that a block "
+          + "just over one size takes a slot at most 1.4 times its length and a slab leaves under "
+          + "256 bytes per slot unused; set HBase's list to get its sizes exactly. A persistent "
+          + "L2's checkpoint records the sizes: one written with other sizes (an earlier "
+          + "TierCache's default) is not restored (a cold start with one warning)."));
 
   /** Writer threads draining the L2's write queues. */
   public static final Setting<Integer> L2_WRITER_THREADS = define(Setting.integer(
@@ -291,10 +295,11 @@ public final class CacheSettings {
       Sizes::parseBytes, v -> v >= 1L << 20 && v <= 1L << 30 && v % SLAB_PAGE == 0,
       Sizes::format,
       "Size of one slab. Each slab serves one size class at a time; blocks never straddle "
-          + "slabs; cold slabs move to size classes that need room. The default, 4112 KB, is 64 "
+          + "slabs; cold slabs move to size classes that need room. The default, 2056 KB, is 32 "
           + "slots of 64.25 KB: a 64 KB data block with its header, checksums and up to about "
-          + "190 bytes of its last cell over 64 KB takes one of them, where a 4 MB slab holds "
-          + "63."));
+          + "190 bytes of its last cell over 64 KB takes one of them, where a 2 MB slab holds "
+          + "31. Each size class holds at least one slab once it has blocks: smaller slabs "
+          + "strand less memory in a small L2 of many block sizes."));
 
   /** Back end of the {@code pmem:} engine (cache-pmem). */
   public static final Setting<String> PMEM_BACKEND = define(Setting.text(
