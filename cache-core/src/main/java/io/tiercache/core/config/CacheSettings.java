@@ -298,8 +298,9 @@ public final class CacheSettings {
           + "slabs; cold slabs move to size classes that need room. The default, 2056 KB, is 32 "
           + "slots of 64.25 KB: a 64 KB data block with its header, checksums and up to about "
           + "190 bytes of its last cell over 64 KB takes one of them, where a 2 MB slab holds "
-          + "31. Each size class holds at least one slab once it has blocks: smaller slabs "
-          + "strand less memory in a small L2 of many block sizes."));
+          + "31. A size class takes whole slabs (one with few blocks may live in free slots of "
+          + "a larger class instead): smaller slabs strand less memory in a small L2 of many "
+          + "block sizes."));
 
   /** Back end of the {@code pmem:} engine (cache-pmem). */
   public static final Setting<String> PMEM_BACKEND = define(Setting.text(
