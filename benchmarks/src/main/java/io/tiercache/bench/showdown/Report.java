@@ -247,7 +247,8 @@ final class Report {
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
         + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,"
-        + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,rounds,round,error\n");
+        + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,scan_hit_ratio,"
+        + "scan_gap_mean,rounds,round,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -263,6 +264,7 @@ final class Report {
           num(r.insertP50), num(r.insertP99), num(r.missMeanBytes),
           Double.isNaN(r.residentBlocksMean) ? "" : fmt("%.1f", r.residentBlocksMean),
           r.residentBlocksMax < 0 ? "" : Long.toString(r.residentBlocksMax),
+          num(r.scanHitRatio), Double.isNaN(r.scanGapMean) ? "" : fmt("%.1f", r.scanGapMean),
           Integer.toString(r.rounds), Integer.toString(r.round),
           r.error == null ? "" : '"' + r.error + '"')).append('\n');
     }
@@ -312,6 +314,9 @@ final class Report {
       } else {
         resident.put("max", r.residentBlocksMax);
       }
+      ObjectNode scan = j.putObject("scanReads");
+      number(scan, "hitRatio", r.scanHitRatio);
+      number(scan, "gapMean", r.scanGapMean);
       number(j, "allocBytesPerOp", r.allocBytesPerOp);
       number(j, "l2BytesWrittenPerOp", r.bytesWrittenPerOp);
       j.put("gcCount", r.gcCount)

@@ -68,6 +68,14 @@ public final class Result {
    */
   public final double residentBlocksMean;
   public final long residentBlocksMax;
+  /**
+   * The {@code scan} pattern's scan reads alone: their hit ratio, and the mean distance (blocks
+   * of the pass, either way round) from each to the nearest other thread's last scan read; NaN
+   * for other patterns. The trailing thread of two re-reads what the leading one read that many
+   * scan reads before, so the scan's hits depend on how close the threads run.
+   */
+  public final double scanHitRatio;
+  public final double scanGapMean;
   /** Bélády's hit ratio on the same reads and capacity (see {@code Belady}), NaN if not run. */
   public final double optHitRatio;
   /**
@@ -120,6 +128,8 @@ public final class Result {
     this.bytesWrittenPerOp = b.bytesWrittenPerOp;
     this.residentBlocksMean = b.residentBlocksMean;
     this.residentBlocksMax = b.residentBlocksMax;
+    this.scanHitRatio = b.scanHitRatio;
+    this.scanGapMean = b.scanGapMean;
     this.optHitRatio = b.optHitRatio;
     this.a0HitRatio = b.a0HitRatio;
     this.rounds = b.rounds;
@@ -190,6 +200,8 @@ public final class Result {
     b.bytesWrittenPerOp = median(runs, r -> r.bytesWrittenPerOp);
     b.residentBlocksMean = median(runs, r -> r.residentBlocksMean);
     b.residentBlocksMax = medianLong(runs, r -> r.residentBlocksMax);
+    b.scanHitRatio = median(runs, r -> r.scanHitRatio);
+    b.scanGapMean = median(runs, r -> r.scanGapMean);
     b.rounds = runs.size();
     b.round = 0;
     return b.build();
@@ -275,6 +287,8 @@ public final class Result {
     double bytesWrittenPerOp = Double.NaN;
     double residentBlocksMean = Double.NaN;
     long residentBlocksMax = -1;
+    double scanHitRatio = Double.NaN;
+    double scanGapMean = Double.NaN;
     double optHitRatio = Double.NaN;
     double a0HitRatio = Double.NaN;
     int rounds = 1;

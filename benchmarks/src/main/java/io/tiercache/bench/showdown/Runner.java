@@ -118,7 +118,10 @@ final class Runner {
           new MissDelay(r.missLatencyNanos));
       workers[t].setName("showdown-worker-" + t);
       workers[t].setDaemon(true);
-      workers[t].start();
+    }
+    for (Worker w : workers) {
+      w.peers = workers;
+      w.start();
     }
     try {
       arrive(phaser, workers);
@@ -135,6 +138,10 @@ final class Runner {
       Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
       long hits = 0;
       long reads = 0;
+      long scanHits = 0;
+      long scanReads = 0;
+      long scanGaps = 0;
+      long scanGapSamples = 0;
       long waited = 0;
       long waits = 0;
       MissTimes missTimes = new MissTimes();
@@ -143,6 +150,10 @@ final class Runner {
         latency.add(w.latency);
         hits += w.hits;
         reads += w.reads;
+        scanHits += w.scanHits;
+        scanReads += w.scanReads;
+        scanGaps += w.scanGapSum;
+        scanGapSamples += w.scanGapSamples;
         waited += w.delay.waitedNanos();
         waits += w.delay.waits();
       }
@@ -157,6 +168,8 @@ final class Runner {
       r.reads = reads;
       r.seconds = elapsed / 1e9;
       r.hitRatio = ratio(hits, reads);
+      r.scanHitRatio = ratio(scanHits, scanReads);
+      r.scanGapMean = ratio(scanGaps, scanGapSamples);
       if (counters.tiered) {
         r.l1HitRatio = ratio(counters.l1Hits, counters.l1Requests);
         r.l2HitRatio = ratio(counters.l2Hits, counters.l2Requests);
@@ -271,6 +284,15 @@ final class Runner {
     final MissTimes missTimes = new MissTimes();
     long hits;
     long reads;
+    long scanHits;
+    long scanReads;
+    /** Sum over measured scan reads of the distance to the nearest other scanner, in blocks. */
+    long scanGapSum;
+    long scanGapSamples;
+    /** Every worker of the cell, this one included; set before any starts. */
+    Worker[] peers;
+    /** Where in the scan's pass this worker last read, -1 before its first scan read. */
+    volatile int scanAt = -1;
     volatile Throwable failure;
 
     Worker(BlockCache cache, AccessStream stream, Phaser phaser, long warmupOps, long ops,
@@ -299,13 +321,19 @@ final class Runner {
         for (long i = 0; i < ops && !phaser.isTerminated(); i++) {
           int n = stream.next(ids);
           long start = System.nanoTime();
+          int hit = 0;
           for (int k = 0; k < n; k++) {
             if (Reader.read(cache, dataset, ids[k], delay, missTimes)) {
-              hits++;
+              hit++;
             }
           }
           latency.recordValue(Math.min(System.nanoTime() - start, MAX_LATENCY_NANOS));
+          hits += hit;
           reads += n;
+          int at = stream.lastScanPosition();
+          if (at >= 0) {
+            scanRead(at, hit > 0);
+          }
         }
         if (phaser.arriveAndAwaitAdvance() >= 0) {
           phaser.arriveAndAwaitAdvance();
@@ -313,6 +341,33 @@ final class Runner {
       } catch (Throwable t) {
         failure = t;
         phaser.forceTermination();
+      }
+    }
+
+    /**
+     * Counts a measured scan read at {@code at} in the pass: its hit, and how far (in blocks,
+     * either way round the pass) the nearest other worker's last scan read is. Two scanners
+     * close together read the same blocks a short time apart, which a cache can serve; how
+     * close they run depends on their speeds, and so on the cache (a hit is faster than a miss).
+     */
+    private void scanRead(int at, boolean hit) {
+      scanReads++;
+      if (hit) {
+        scanHits++;
+      }
+      scanAt = at;
+      int pass = stream.scanPass();
+      int nearest = Integer.MAX_VALUE;
+      for (Worker w : peers) {
+        int other = w.scanAt;
+        if (w != this && other >= 0) {
+          int d = Math.abs(at - other);
+          nearest = Math.min(nearest, Math.min(d, pass - d));
+        }
+      }
+      if (nearest != Integer.MAX_VALUE) {
+        scanGapSum += nearest;
+        scanGapSamples++;
       }
     }
   }

@@ -20,6 +20,8 @@ public final class AccessStream {
   private final BlockLayout layout;
   private final SplittableRandom random;
   private int scanPosition;
+  /** Where in the scan's pass the last operation read, or -1 if it was not a scan read. */
+  private int lastScan = -1;
   private int op;
 
   AccessStream(Workload workload, SplittableRandom random, int thread) {
@@ -45,9 +47,11 @@ public final class AccessStream {
       case SCAN:
         if (++op % Workload.SCAN_EVERY == 0) {
           ids[0] = layout.dataBlock(workload.coldOrdinal(scanPosition));
+          lastScan = scanPosition;
           scanPosition = scanPosition + 1 == workload.coldBlocks() ? 0 : scanPosition + 1;
         } else {
           ids[0] = layout.dataBlock(workload.zipfianOrdinal(random));
+          lastScan = -1;
         }
         return 1;
       case HBASE:
@@ -59,5 +63,18 @@ public final class AccessStream {
       default:
         throw new AssertionError(workload.scenario());
     }
+  }
+
+  /**
+   * Where in the scan's pass (0 to {@link #scanPass()} - 1) the last operation read, or -1 if it
+   * was not a scan read (always -1 for patterns other than {@code scan}).
+   */
+  public int lastScanPosition() {
+    return lastScan;
+  }
+
+  /** Blocks in one pass of the scan (the cold half of the data blocks). */
+  public int scanPass() {
+    return workload.coldBlocks();
   }
 }

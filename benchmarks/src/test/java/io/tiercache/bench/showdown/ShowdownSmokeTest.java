@@ -79,6 +79,7 @@ class ShowdownSmokeTest {
           r.subject + " resident blocks " + r.residentBlocksMean + ", max " + r.residentBlocksMax);
       assertTrue(r.p50 > 0 && r.p50 <= r.p99 && r.p99 <= r.max, r.subject);
       assertTrue(r.allocBytesPerOp > 0, r.subject);
+      assertTrue(Double.isNaN(r.scanHitRatio) && Double.isNaN(r.scanGapMean), "no scan reads");
     }
     assertTrue(results.stream().filter(r -> r.subject.equals("hbase-combined")
         && r.scenario.name().equals("hbase-mixed-1x")).allMatch(r -> r.l1HitRatio >= 0));
@@ -98,9 +99,11 @@ class ShowdownSmokeTest {
     assertTrue(last.has("l2BytesWrittenPerOp") && last.has("missWaitNanos"));
     assertTrue(last.getAsJsonObject("missNanos").has("insertP99") && last.has("missMeanBytes"));
     assertTrue(last.getAsJsonObject("residentBlocks").has("max"));
+    assertTrue(last.getAsJsonObject("scanReads").get("hitRatio").isJsonNull());
     assertTrue(Files.readAllLines(out.resolve("showdown.csv")).get(0)
         .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,miss_mean_bytes,"
-            + "resident_blocks_mean,resident_blocks_max,rounds,round,error"));
+            + "resident_blocks_mean,resident_blocks_max,scan_hit_ratio,scan_gap_mean,rounds,round,"
+            + "error"));
     assertFalse(Files.exists(out.resolve("rounds.csv")), "one round: the rows are the runs");
     for (Result r : results) {
       // Every cell's rows, in the text table, are led by its OPT row.
@@ -118,6 +121,30 @@ class ShowdownSmokeTest {
     List<String> footprint = Files.readAllLines(out.resolve("footprint.csv"));
     assertEquals(l2 + 1, footprint.size(), "one footprint row per L2 subject: " + footprint);
     assertTrue(Files.readString(out.resolve("showdown.txt")).contains("shift utilisation"));
+  }
+
+  @Test
+  void scanPattern_reportsTheScanReadsHitsAndHowFarApartTheScannersRun(@TempDir Path dir)
+      throws Exception {
+    Options o = Options.parse(new String[] {"--capacity", "40m", "--threads", "2", "--ops",
+        "4000", "--warmup", "400", "--scenarios", "scan-64k-1x", "--subjects", "hbase-lru",
+        "--miss-latency", "0", "--footprint-blocks", "0", "--no-charts",
+        "--out", dir.resolve("out").toString(), "--data-dir", dir.resolve("data").toString(),
+        "--cache-dir", dir.resolve("cache").toString()});
+
+    Result r = Showdown.run(o, Subjects.standard(), new PrintStream(new ByteArrayOutputStream(),
+        true, StandardCharsets.UTF_8)).get(0);
+
+    assertFalse(r.failed(), r.error);
+    assertTrue(r.scanHitRatio >= 0 && r.scanHitRatio <= r.hitRatio / 0.25 + 1e-9,
+        "scan reads are a quarter of the reads: " + r.scanHitRatio + " of " + r.hitRatio);
+    // The gap is at most half the pass, the pass half the data blocks (at most this many).
+    double pass = r.datasetBytes / 65536.0 / 2;
+    assertTrue(r.scanGapMean >= 0 && r.scanGapMean <= pass / 2, r.scanGapMean + " of " + pass);
+    List<String> csv = Files.readAllLines(dir.resolve("out").resolve("showdown.csv"));
+    List<String> header = List.of(csv.get(0).split(","));
+    assertEquals(Report.fmt("%.1f", r.scanGapMean),
+        csv.get(1).split(",")[header.indexOf("scan_gap_mean")]);
   }
 
   @Test

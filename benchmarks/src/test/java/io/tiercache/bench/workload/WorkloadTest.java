@@ -89,10 +89,22 @@ class WorkloadTest {
         assertTrue(cold.contains(ids[0]), "scan read " + ids[0] + " is not cold");
         wraps += ids[0] < previous ? 1 : 0;
         previous = ids[0];
+        // The stream says where in the pass it read: the pass's next block each time.
+        assertEquals(scans % w.coldBlocks(), s.lastScanPosition(), "op " + op);
+        assertEquals(LAYOUT.dataBlock(w.coldOrdinal(s.lastScanPosition())), ids[0]);
         scans++;
+      } else {
+        assertEquals(-1, s.lastScanPosition(), "op " + op + " is not a scan read");
       }
     }
     assertTrue(wraps <= scans / w.coldBlocks() + 1, wraps + " wraps");
+    assertEquals(w.coldBlocks(), s.scanPass());
+    // The second thread starts an eighth of the pass further on.
+    AccessStream second = w.stream(5, 1);
+    for (int op = 1; op <= Workload.SCAN_EVERY; op++) {
+      second.next(ids);
+    }
+    assertEquals(w.coldBlocks() / 8, second.lastScanPosition());
   }
 
   private static int[] draw(AccessStream s, int n) {
