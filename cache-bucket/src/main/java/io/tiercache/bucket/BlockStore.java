@@ -470,13 +470,15 @@ final class BlockStore implements IndexedBlocks {
           int length = slabs.length(h);
           int freq = slabs.freq(h);
           long cachedAt = cachedAtNanos(h);
+          int state = slabs.state(h);
           if (slabs.fileId(h) != cursor.fileId() || slabs.blockOffset(h) != blockOffset
-              || !SlotState.isLive(slabs.state(h))) {
+              || !SlotState.isLive(state)) {
             continue; // evicted (and perhaps reused) since the cursor read the entry
           }
           BlockPriority priority = (flags & BlockMeta.F_IN_MEMORY) != 0
               ? BlockPriority.MEMORY
-              : freq >= 1 ? BlockPriority.MULTI : BlockPriority.SINGLE;
+              : freq >= 1 || SlotState.isProtected(state) ? BlockPriority.MULTI
+                  : BlockPriority.SINGLE;
           next = new TierBlock(cursor.file(), blockOffset, t < types.length ? types[t] : null,
               priority, length, cachedAt);
         }

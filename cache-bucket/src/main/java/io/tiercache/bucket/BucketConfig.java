@@ -36,12 +36,12 @@ public final class BucketConfig {
       L2_ERRORS_TOLERATED_MS, L2_SLAB_SIZE, PMEM_BACKEND, CacheSettings.STATS_PERIODS,
       CacheSettings.STATS_PERIOD_MINUTES, CacheSettings.L2_ADMISSION,
       CacheSettings.L2_WRITE_MODE, CacheSettings.BLOCK_SIZE_HINT,
-      CacheSettings.L2_REBALANCE_HIT_PERCENT);
+      CacheSettings.L2_REBALANCE_HIT_PERCENT, CacheSettings.L2_PROTECTED_PERCENT);
 
   /** The settings an L2 can change at run time ({@code onConfigurationChange}). */
   static final List<Setting<?>> RUNTIME = Arrays.asList(L2_PERSIST_INTERVAL_MS,
       L2_ERRORS_TOLERATED_MS, CacheSettings.L2_ADMISSION, CacheSettings.L2_WRITE_MODE,
-      CacheSettings.L2_REBALANCE_HIT_PERCENT);
+      CacheSettings.L2_REBALANCE_HIT_PERCENT, CacheSettings.L2_PROTECTED_PERCENT);
 
   /** The settings an L2 reads at start-up only: its engine, geometry and threads. */
   static final List<Setting<?>> START_ONLY = Arrays.asList(L2_IOENGINE, L2_SIZE,
@@ -73,6 +73,8 @@ public final class BucketConfig {
   String writeMode = CacheSettings.L2_WRITE_MODE.defaultValue();
   /** {@code tiercache.l2.rebalance.hit.percent} (validated when set). */
   int rebalanceHitPercent = CacheSettings.L2_REBALANCE_HIT_PERCENT.defaultValue();
+  /** {@code tiercache.l2.protected.percent} (validated when set). */
+  int protectedPercent = CacheSettings.L2_PROTECTED_PERCENT.defaultValue();
   /** {@code tiercache.l2.journal.compact.percent} (validated when set). */
   int journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.defaultValue();
   /** {@code hbase.blockcache.minblocksize}: sizes the admission sketch (capacity / hint). */
@@ -140,6 +142,7 @@ public final class BucketConfig {
     config.admission = CacheSettings.L2_ADMISSION.get(conf);
     config.writeMode = CacheSettings.L2_WRITE_MODE.get(conf);
     config.rebalanceHitPercent = CacheSettings.L2_REBALANCE_HIT_PERCENT.get(conf);
+    config.protectedPercent = CacheSettings.L2_PROTECTED_PERCENT.get(conf);
     config.journalCompactPercent = CacheSettings.L2_JOURNAL_COMPACT_PERCENT.get(conf);
     config.blockSizeHint = CacheSettings.BLOCK_SIZE_HINT.get(conf);
     return config;

@@ -170,6 +170,7 @@ public final class BucketTier implements CacheTier, HeapSize {
     try {
       this.slabs = new SlabAllocator(config.classes, config.capacity, config.slabSize);
       slabs.setHitPercent(config.rebalanceHitPercent);
+      slabs.setProtectedPercent(config.protectedPercent);
       this.index = new BlockIndex(
           SlabAllocator.maxSlotsFor(config.capacity, config.slabSize, config.classes),
           config.classes.slotsPerSlab(0), BlockStore.slots(slabs));

@@ -55,12 +55,14 @@ final class RuntimeSettings {
     String admissionMode;
     String writeMode;
     int hitPercent;
+    int protectedPercent;
     try {
       interval = CacheSettings.L2_PERSIST_INTERVAL_MS.get(conf);
       tolerated = CacheSettings.L2_ERRORS_TOLERATED_MS.get(conf);
       admissionMode = CacheSettings.L2_ADMISSION.get(conf);
       writeMode = CacheSettings.L2_WRITE_MODE.get(conf);
       hitPercent = CacheSettings.L2_REBALANCE_HIT_PERCENT.get(conf);
+      protectedPercent = CacheSettings.L2_PROTECTED_PERCENT.get(conf);
     } catch (SettingException e) {
       LOG.error("{}: configuration change rejected, the current settings stay: {}", name,
           e.getMessage());
@@ -75,6 +77,7 @@ final class RuntimeSettings {
     admission.setMode(admissionMode);
     inserts.setWriteMode(writeMode);
     slabs.setHitPercent(hitPercent);
+    slabs.setProtectedPercent(protectedPercent);
     persistence.setInterval(interval);
     applied = new Configuration(conf);
     if (!changed.isEmpty()) {

@@ -87,6 +87,29 @@ class BucketTierReconfigureTest {
   }
 
   @Test
+  void protectedPercent_readAtStart_changesOnline_badValueKeepsTheOldOne() {
+    BucketTier plain = new BucketTier(conf());
+    assertEquals(80, plain.slabs.protectedPercent(), "80 % of each class by default");
+    plain.shutdown();
+    Configuration start = conf();
+    start.set("tiercache.l2.protected.percent", "0");
+    BucketTier t = new BucketTier(start);
+    assertEquals(0, t.slabs.protectedPercent(), "0: one plain CLOCK per class");
+
+    Configuration bad = new Configuration(start);
+    bad.set("tiercache.l2.protected.percent", "96");
+    t.onConfigurationChange(bad);
+    assertEquals(0, t.slabs.protectedPercent(), "rejected: the current value stays");
+
+    Configuration half = new Configuration(start);
+    half.set("tiercache.l2.protected.percent", "50");
+    t.onConfigurationChange(half);
+    assertEquals(50, t.slabs.protectedPercent());
+    assertEquals(0, t.unexpectedFailures());
+    t.shutdown();
+  }
+
+  @Test
   void unchangedConfiguration_changesNothing() {
     BucketTier t = new BucketTier(conf());
     t.onConfigurationChange(conf());

@@ -70,9 +70,11 @@ public final class TierCacheSubjects {
    * The L2 settings a run may override for every TierCache subject by a system property of the
    * same name: {@code -Dtiercache.l2.admission=all} runs the L2s as before admission existed (the
    * insert benchmark's {@code admission} parameter sets it), {@code
-   * -Dtiercache.l2.write.mode=queued} with HBase's write-behind instead of inline writes.
+   * -Dtiercache.l2.write.mode=queued} with HBase's write-behind instead of inline writes, {@code
+   * -Dtiercache.l2.protected.percent=0} with one plain CLOCK per size class.
    */
-  static final String[] L2_OVERRIDES = {"tiercache.l2.admission", "tiercache.l2.write.mode"};
+  static final String[] L2_OVERRIDES = {"tiercache.l2.admission", "tiercache.l2.write.mode",
+      "tiercache.l2.protected.percent"};
 
   /** The spec with the {@link #L2_OVERRIDES} that are set as system properties. */
   private static CacheSpec l2(CacheSpec spec) {

@@ -108,4 +108,45 @@ final class ClockView implements Clock.ClassSlots {
   public long handle(int position, int slot) {
     return Handles.of(at(position).index, slot);
   }
+
+  @Override
+  public boolean isProtected(int state) {
+    return SlotState.isProtected(state);
+  }
+
+  @Override
+  public int protectedSlots() {
+    return a.protectedSlots[c];
+  }
+
+  @Override
+  public int protectedCap() {
+    return (int) (slabs() * (long) slotsPerSlab() * a.protectedPercent() / 100);
+  }
+
+  @Override
+  public void protect(int position, int slot, boolean on) {
+    at(position).setProtected(slot, on);
+    a.protectedSlots[c] += on ? 1 : -1;
+  }
+
+  @Override
+  public int demoteSlabHand() {
+    return a.demoteSlab[c];
+  }
+
+  @Override
+  public void demoteSlabHand(int position) {
+    a.demoteSlab[c] = position;
+  }
+
+  @Override
+  public int demoteSlotHand(int position) {
+    return at(position).demoteHand;
+  }
+
+  @Override
+  public void demoteSlotHand(int position, int slot) {
+    at(position).demoteHand = slot;
+  }
 }

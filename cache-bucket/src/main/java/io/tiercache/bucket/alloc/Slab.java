@@ -22,7 +22,8 @@ import java.nio.ByteOrder;
  *
  *   offset size field
  *     0     4   state        SlotState: ALLOCATED, EVICTED, PUBLISHED, CLOCK frequency (2 bits),
- *                            BlockMeta.F_* flags (3 bits), pin count (24 bits); CAS only
+ *                            BlockMeta.F_* flags (3 bits), PROTECTED, pin count (23 bits);
+ *                            CAS only
  *     4     4   fileId       the file's id in the index's registry (HFiles)
  *     8     8   place        bits 63-24: where the block starts in its HFile (below 2^40, 1 TB);
  *                            bits 23-0: serialized length - 1 (1 B to 16 MB)
@@ -115,6 +116,8 @@ final class Slab {
   private long[] free = new long[0];
   /** Next slot the eviction clock looks at. */
   int clockHand;
+  /** Next slot the clock's demotion hand looks at (protected segment). */
+  int demoteHand;
   /** {@code System.nanoTime()} of the last read or allocation of any slot here (rebalancing). */
   volatile long lastAccess;
   /**
@@ -154,6 +157,7 @@ final class Slab {
     this.slots = slotCount;
     this.used = 0;
     this.clockHand = 0;
+    this.demoteHand = 0;
     this.free = new long[(slotCount + 63) >>> 6];
     for (int s = 0; s < slotCount; s++) {
       free[s >>> 6] |= 1L << s;
@@ -303,6 +307,11 @@ final class Slab {
     setStateBits(slot, SlotState.FREQ, freq << SlotState.FREQ_SHIFT);
   }
 
+  /** Sets or clears PROTECTED; a CAS. Caller holds the allocator lock. */
+  void setProtected(int slot, boolean on) {
+    setStateBits(slot, SlotState.PROTECTED, on ? SlotState.PROTECTED : 0);
+  }
+
   int flags(int slot) {
     return SlotState.flags(state(slot));
   }
@@ -338,7 +347,7 @@ final class Slab {
     records.put(at + O_DESER, (byte) m.deserializer);
     records.put(at + O_TYPE, (byte) m.type);
     records.putShort(at + O_CACHED, (short) m.cachedAt);
-    setStateBits(slot, SlotState.FREQ | SlotState.FLAGS,
+    setStateBits(slot, SlotState.FREQ | SlotState.FLAGS | SlotState.PROTECTED,
         (BlockMeta.initialFreq(m.flags) << SlotState.FREQ_SHIFT)
             | ((m.flags << SlotState.FLAGS_SHIFT) & SlotState.FLAGS));
   }

@@ -68,7 +68,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * every change to the class's free space or CLOCK hand refreshes under the lock (a reader's
  * look at the victim once parked on this lock behind writers' evictions: issue 11).
  *
- * <p><b>Size.</b> About 890 lines, past the style guide's 600: slab assignment, guests,
+ * <p><b>Size.</b> About 920 lines, past the style guide's 600: slab assignment, guests,
  * CLOCK's victims and their admission hints, rebalancing (and the demand and hit counts it
  * reads), draining and the lazily allocated records all change the same slab lists and free
  * counts under the one lock; the lock-free record accessors are one-line delegations to
@@ -87,6 +87,9 @@ public final class SlabAllocator {
   private long hitTotal; // guarded by lock: the sum of hitDemand
   private volatile int hitPercent = 100; // the hits' weight in a class's share, 0..100
   final int[] clockSlab; // guarded by lock: per class, index into byClass of the hand
+  final int[] demoteSlab; // guarded by lock: per class, the demotion hand's index into byClass
+  final int[] protectedSlots; // guarded by lock: per class, blocks in the protected segment
+  private volatile int protectedPercent = 80; // the segment's share of a class, 0..95
   private final ClockView[] clockView; // per class, what Clock sees of it (under lock)
   private long requests; // guarded by lock
   private volatile long usedSlotBytes; // written under lock
@@ -134,6 +137,8 @@ public final class SlabAllocator {
     this.demand = new long[classes.count()];
     this.hitDemand = new long[classes.count()];
     this.clockSlab = new int[classes.count()];
+    this.demoteSlab = new int[classes.count()];
+    this.protectedSlots = new int[classes.count()];
     this.clockView = new ClockView[classes.count()];
     this.victimHint = new AtomicLongArray(classes.count());
     for (int c = 0; c < classes.count(); c++) {
@@ -382,6 +387,24 @@ public final class SlabAllocator {
     hitPercent = percent;
   }
 
+  /**
+   * Sets the share of each class's slots its protected segment may hold
+   * ({@code tiercache.l2.protected.percent}, 0 to 95; see {@link Clock}); any thread. A lower
+   * share than the segment holds is reached as the hands pass: the eviction hand ages the
+   * protected blocks it passes while the segment is over its cap.
+   */
+  public void setProtectedPercent(int percent) {
+    if (percent < 0 || percent > 95) {
+      throw new IllegalArgumentException("protected percent " + percent + " outside 0..95");
+    }
+    protectedPercent = percent;
+  }
+
+  /** {@link #setProtectedPercent}'s current value. */
+  public int protectedPercent() {
+    return protectedPercent;
+  }
+
   /** {@link #setHitPercent}'s current value. */
   public int hitPercent() {
     return hitPercent;
@@ -407,6 +430,9 @@ public final class SlabAllocator {
       Slab s = slabs[Handles.slab(handle)];
       int c = s.sizeClass;
       boolean wasFull = s.used == s.slots;
+      if (SlotState.isProtected(s.state(Handles.slot(handle)))) {
+        protectedSlots[c]--;
+      }
       s.give(Handles.slot(handle));
       usedSlotBytes -= classes.size(c);
       if (s.used == 0) {

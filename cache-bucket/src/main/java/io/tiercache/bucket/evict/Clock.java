@@ -17,6 +17,20 @@ package io.tiercache.bucket.evict;
  * read once survives a pass without further hits. The hand visits at most four rotations of one
  * class, so the work per request is bounded by the class's slots, never by the whole cache.
  *
+ * <h2>The protected segment</h2>
+ * One CLOCK ages every block at the rate blocks are inserted: when a scan floods the class, the
+ * hand turns fast and a block read many times, but not on every turn, is aged out with the
+ * scan's. So the class is split as a segmented LRU (and Caffeine's main space) is: a block the
+ * hand finds read at least {@link #PROMOTE_FREQ} times since its last visit is promoted into a
+ * <em>protected</em> segment of at most {@code protectedCap()} slots (the state word's
+ * PROTECTED bit); the eviction hand passes protected blocks untouched and evicts only
+ * probationary ones. When the segment is full, a promotion first demotes one block by the
+ * segment's own hand ({@link #demote}), which turns only as blocks are promoted: it decrements
+ * the protected frequencies it passes and demotes the first at zero back to probation, where the
+ * eviction hand finds it. A segment over its cap (a lower share set, slabs gone to another class)
+ * is aged by the eviction hand as it passes. With a cap of 0 the class is one plain CLOCK.
+ * Measured in docs/benchmarks.md ("A protected segment in the L2's CLOCK").
+ *
  * <p>{@link #peek} is the admission filter's look-ahead: the slot the next eviction would likely
  * take, without moving the hand or changing a frequency.
  *
@@ -31,6 +45,15 @@ public final class Clock {
   public static final long NONE = -1L;
 
   private Clock() {}
+
+  /**
+   * The frequency at which the hand promotes a probationary block: read twice since the hand's
+   * last visit. Measured on the showdown's {@code scan-64k-3x} (two scanners a gap apart over
+   * zipfian reads), 80 % protected: at 1 the scan blocks the second scanner re-reads once took the
+   * segment and the zipfian reads fell 1.1 pt under plain CLOCK's (500 us misses); at 3 the cell
+   * gained nothing; 2 kept the zipfian reads and the scan reads both.
+   */
+  static final int PROMOTE_FREQ = 2;
 
   /**
    * What CLOCK sees of one size class: its slabs by position ({@code 0..slabs()-1}), their
@@ -78,12 +101,37 @@ public final class Clock {
 
     /** Told, once per {@link #victim} call, how many slots the hand visited (eviction work). */
     void examined(int slots);
+
+    /** Whether {@code state} is that of a block in the protected segment. */
+    boolean isProtected(int state);
+
+    /** Blocks of the class in its protected segment. */
+    int protectedSlots();
+
+    /** How many blocks the protected segment may hold: a share of the class's slots. */
+    int protectedCap();
+
+    /** Moves the slot's block into ({@code true}) or out of the protected segment. */
+    void protect(int position, int slot, boolean on);
+
+    /** The demotion hand's slab (modulo {@link #slabs}). */
+    int demoteSlabHand();
+
+    void demoteSlabHand(int position);
+
+    /** The demotion hand's slot in the slab at {@code position}. */
+    int demoteSlotHand(int position);
+
+    void demoteSlotHand(int position, int slot);
   }
 
   /**
-   * Moves the hand to the class's next slot at frequency zero, unpinned first, decrementing the
-   * frequencies it passes; returns its handle, a pinned one if every candidate was pinned, or
-   * {@link #NONE} if the class holds no published slot.
+   * Moves the hand to the class's next probationary slot at frequency zero, unpinned first;
+   * on its way it promotes the probationary blocks read since its last pass into the protected
+   * segment (demoting one there by {@link #demote} when the segment is full) and passes the
+   * protected ones untouched while the segment is within its cap. Returns the victim's handle,
+   * a pinned one if every candidate was pinned, or {@link #NONE} if the class holds no
+   * published probationary slot.
    */
   public static long victim(ClassSlots c) {
     int slabs = c.slabs();
@@ -109,7 +157,17 @@ public final class Clock {
           continue; // free, evicted, or still its writer's
         }
         int f = c.freq(si, hand);
+        if (c.isProtected(st)) {
+          if (c.protectedSlots() > c.protectedCap()) { // the class shrank: age it here
+            ageProtected(c, si, hand, f);
+          }
+          continue;
+        }
         if (f > 0) {
+          int cap = c.protectedCap();
+          if (f >= PROMOTE_FREQ && cap > 0 && (c.protectedSlots() < cap || demote(c))) {
+            c.protect(si, hand, true);
+          }
           c.freq(si, hand, f - 1);
           continue;
         }
@@ -126,11 +184,54 @@ public final class Clock {
     }
   }
 
+  /** One look of a hand at a protected slot: a hit since the last look, or demotion. */
+  private static boolean ageProtected(ClassSlots c, int si, int slot, int f) {
+    if (f > 0) {
+      c.freq(si, slot, f - 1);
+      return false;
+    }
+    c.protect(si, slot, false);
+    return true;
+  }
+
   /**
-   * The slot {@link #victim} would likely take next: the first published slot ahead of the hand
-   * at frequency 0 and unpinned, looking at most {@value #LOOKAHEAD} published slots ahead, else
-   * the least frequent of them (a pinned one counting as 4 more); {@link #NONE} if none of
-   * them is published. Moves no hand and changes no frequency.
+   * Moves the demotion hand to the next protected block at frequency zero and demotes it to
+   * probation, decrementing the protected frequencies it passes: the protected segment's own
+   * CLOCK, which turns only as blocks are promoted into it. False if none was found within four
+   * rotations (the segment is empty).
+   */
+  static boolean demote(ClassSlots c) {
+    int slabs = c.slabs();
+    int visited = 0;
+    try {
+      for (int step = 0; step < 4 * slabs * c.slotsPerSlab() + slabs; step++) {
+        int si = c.demoteSlabHand() % slabs;
+        int hand = c.demoteSlotHand(si);
+        if (hand >= c.slots(si) || c.draining(si)) {
+          c.demoteSlotHand(si, 0);
+          c.demoteSlabHand(si + 1);
+          continue;
+        }
+        c.demoteSlotHand(si, hand + 1);
+        visited++;
+        int st = c.state(si, hand);
+        if (c.isPublished(st) && c.isProtected(st)
+            && ageProtected(c, si, hand, c.freq(si, hand))) {
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      c.examined(visited);
+    }
+  }
+
+  /**
+   * The slot {@link #victim} would likely take next: the first published probationary slot
+   * ahead of the hand at frequency 0 and unpinned, looking at most {@value #LOOKAHEAD} of them
+   * ahead (within {@code 8 × LOOKAHEAD} slots, as protected ones are passed), else the least
+   * frequent of them (a pinned one counting as 4 more); {@link #NONE} if none of them is
+   * published. Moves no hand and changes no frequency.
    */
   public static long peek(ClassSlots c) {
     int slabs = c.slabs();
@@ -138,14 +239,14 @@ public final class Clock {
     int slot = c.slotHand(si);
     long best = NONE;
     int bestFreq = Integer.MAX_VALUE;
-    for (int seen = 0, step = 0; seen < LOOKAHEAD && step < 2 * LOOKAHEAD + slabs; step++) {
+    for (int seen = 0, step = 0; seen < LOOKAHEAD && step < 8 * LOOKAHEAD + slabs; step++) {
       if (slot >= c.slots(si) || c.draining(si)) {
         si = (si + 1) % slabs;
         slot = c.slotHand(si);
         continue;
       }
       int st = c.state(si, slot);
-      if (c.isPublished(st)) {
+      if (c.isPublished(st) && !c.isProtected(st)) {
         seen++;
         int f = c.freq(si, slot) + (c.isPinned(st) ? 4 : 0);
         if (f == 0) {

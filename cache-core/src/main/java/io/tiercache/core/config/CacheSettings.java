@@ -228,6 +228,16 @@ public final class CacheSettings {
           + "2026-11-28). Until the first window has counted a hit, the insert bytes decide. "
           + "Changeable at run time (`onConfigurationChange`)."));
 
+  /** The share of each L2 size class that CLOCK shields from the insertion sweep. */
+  public static final Setting<Integer> L2_PROTECTED_PERCENT = define(Setting.integer(
+      "tiercache.l2.protected.percent", 80, 0, 95, "percent",
+      "Share of each L2 size class's slots that may hold protected blocks: blocks read at least "
+          + "twice between two visits of the class's CLOCK hand move into a protected segment "
+          + "that the eviction hand passes without aging, and leave it (back to probation) only "
+          + "when newer repeat readers need the room, by the segment's own CLOCK; new and "
+          + "once-read blocks are evicted from the rest. 0: one plain CLOCK over the class "
+          + "(TierCache before 2026-11-29). Changeable at run time (`onConfigurationChange`)."));
+
   /** How long I/O errors may last before the L2 disables itself. */
   public static final Setting<Integer> L2_ERRORS_TOLERATED_MS = define(Setting.integer(
       "hbase.bucketcache.ioengine.errors.tolerated.duration", 60_000, 0, Integer.MAX_VALUE,
