@@ -75,6 +75,7 @@ public final class BucketTierMetrics implements TierMetrics {
       out.add(Metrics.CLASS_SLABS, o.slabs(c), size);
       out.add(Metrics.CLASS_USED, o.usedSlots(c), size);
       out.add(Metrics.CLASS_FREE, o.slots(c) - o.usedSlots(c), size);
+      out.add(Metrics.CLASS_PROTECTED, o.protectedSlots(c), size);
     }
   }
 

@@ -18,9 +18,10 @@ public final class Occupancy {
   private final int[] slabs;
   private final long[] usedSlots;
   private final long[] slots;
+  private final int[] protectedSlots;
 
   Occupancy(SizeClasses classes, int slabSize, int totalSlabs, int freeSlabs, int[] slabs,
-      long[] usedSlots, long[] slots) {
+      long[] usedSlots, long[] slots, int[] protectedSlots) {
     this.classes = classes;
     this.slabSize = slabSize;
     this.totalSlabs = totalSlabs;
@@ -28,6 +29,7 @@ public final class Occupancy {
     this.slabs = slabs;
     this.usedSlots = usedSlots;
     this.slots = slots;
+    this.protectedSlots = protectedSlots;
   }
 
   /** Bytes of one slab. */
@@ -63,6 +65,11 @@ public final class Occupancy {
 
   public long slots(int sizeClass) {
     return slots[sizeClass];
+  }
+
+  /** Blocks of the class in its CLOCK's protected segment ({@code evict.Clock}). */
+  public int protectedSlots(int sizeClass) {
+    return protectedSlots[sizeClass];
   }
 
   /** Bytes in used slots (slot sizes, not block lengths). */

@@ -876,7 +876,7 @@ public final class SlabAllocator {
         }
       }
       return new Occupancy(classes, slabSize, slabs.length, freeSlabs.size(), slabsOf, usedSlots,
-          slotCount);
+          slotCount, protectedSlots.clone());
     } finally {
       lock.unlock();
     }

@@ -114,6 +114,7 @@ class ClockProtectionTest {
       if (percent == 80) {
         assertEquals(16, kept, "protected blocks are passed, not aged, by the eviction hand");
         assertEquals(16, a.protectedSlots[SMALL]);
+        assertEquals(16, a.occupancy().protectedSlots(SMALL), "the snapshot the metrics read");
       } else {
         assertEquals(0, kept, "one plain CLOCK ages every block it passes");
         assertEquals(0, a.protectedSlots[SMALL]);

@@ -96,6 +96,10 @@ public final class Metrics {
       "slots", "Used slots of the size class.");
   public static final Metric CLASS_FREE = define("l2_class_{size}_freeSlots", Kind.GAUGE,
       "slots", "Free slots in the slabs the size class holds (its share of the waste).");
+  public static final Metric CLASS_PROTECTED = define("l2_class_{size}_protectedSlots",
+      Kind.GAUGE, "slots", "Blocks of the size class in its CLOCK's protected segment (read "
+          + "twice between two turns of the hand; at most `tiercache.l2.protected.percent` of "
+          + "the class's slots).");
   public static final Metric QUEUE_DEPTH = define("l2_writeQueueDepth", Kind.GAUGE, "blocks",
       "Blocks waiting in the writers' queues (each is already a hit); 0 in the default "
           + "write mode, `inline`, which queues nothing.");
