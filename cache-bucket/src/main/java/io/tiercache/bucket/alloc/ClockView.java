@@ -50,13 +50,13 @@ final class ClockView implements Clock.ClassSlots {
   }
 
   @Override
-  public int slabHand() {
-    return a.clockSlab[c];
+  public int slabHand(int hand) {
+    return a.handSlab[hand][c];
   }
 
   @Override
-  public void slabHand(int position) {
-    a.clockSlab[c] = position;
+  public void slabHand(int hand, int position) {
+    a.handSlab[hand][c] = position;
   }
 
   @Override
@@ -70,13 +70,13 @@ final class ClockView implements Clock.ClassSlots {
   }
 
   @Override
-  public int slotHand(int position) {
-    return at(position).clockHand;
+  public int slotHand(int hand, int position) {
+    return at(position).hands[hand];
   }
 
   @Override
-  public void slotHand(int position, int slot) {
-    at(position).clockHand = slot;
+  public void slotHand(int hand, int position, int slot) {
+    at(position).hands[hand] = slot;
   }
 
   @Override
@@ -128,25 +128,5 @@ final class ClockView implements Clock.ClassSlots {
   public void protect(int position, int slot, boolean on) {
     at(position).setProtected(slot, on);
     a.protectedSlots[c] += on ? 1 : -1;
-  }
-
-  @Override
-  public int demoteSlabHand() {
-    return a.demoteSlab[c];
-  }
-
-  @Override
-  public void demoteSlabHand(int position) {
-    a.demoteSlab[c] = position;
-  }
-
-  @Override
-  public int demoteSlotHand(int position) {
-    return at(position).demoteHand;
-  }
-
-  @Override
-  public void demoteSlotHand(int position, int slot) {
-    at(position).demoteHand = slot;
   }
 }

@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * One slab of the L2: a fixed range of engine memory cut into equal slots of one size class,
@@ -114,10 +115,8 @@ final class Slab {
   int slots;
   int used;
   private long[] free = new long[0];
-  /** Next slot the eviction clock looks at. */
-  int clockHand;
-  /** Next slot the clock's demotion hand looks at (protected segment). */
-  int demoteHand;
+  /** Next slot each CLOCK hand looks at here, by {@code Clock.EVICT} and {@code Clock.DEMOTE}. */
+  final int[] hands = new int[2];
   /** {@code System.nanoTime()} of the last read or allocation of any slot here (rebalancing). */
   volatile long lastAccess;
   /**
@@ -156,8 +155,7 @@ final class Slab {
     this.sizeClass = sizeClass;
     this.slots = slotCount;
     this.used = 0;
-    this.clockHand = 0;
-    this.demoteHand = 0;
+    Arrays.fill(hands, 0);
     this.free = new long[(slotCount + 63) >>> 6];
     for (int s = 0; s < slotCount; s++) {
       free[s >>> 6] |= 1L << s;

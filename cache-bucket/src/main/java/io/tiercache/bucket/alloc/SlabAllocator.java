@@ -86,8 +86,8 @@ public final class SlabAllocator {
   private final long[] hitDemand; // guarded by lock: hits per class, halved with demand
   private long hitTotal; // guarded by lock: the sum of hitDemand
   private volatile int hitPercent = 100; // the hits' weight in a class's share, 0..100
-  final int[] clockSlab; // guarded by lock: per class, index into byClass of the hand
-  final int[] demoteSlab; // guarded by lock: per class, the demotion hand's index into byClass
+  // guarded by lock: per CLOCK hand (Clock.EVICT, Clock.DEMOTE) and class, its index into byClass
+  final int[][] handSlab;
   final int[] protectedSlots; // guarded by lock: per class, blocks in the protected segment
   private volatile int protectedPercent = 80; // the segment's share of a class, 0..95
   private final ClockView[] clockView; // per class, what Clock sees of it (under lock)
@@ -136,8 +136,7 @@ public final class SlabAllocator {
     this.partial = new ArrayDeque[classes.count()];
     this.demand = new long[classes.count()];
     this.hitDemand = new long[classes.count()];
-    this.clockSlab = new int[classes.count()];
-    this.demoteSlab = new int[classes.count()];
+    this.handSlab = new int[2][classes.count()];
     this.protectedSlots = new int[classes.count()];
     this.clockView = new ClockView[classes.count()];
     this.victimHint = new AtomicLongArray(classes.count());

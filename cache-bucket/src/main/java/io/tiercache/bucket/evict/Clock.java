@@ -67,10 +67,10 @@ public final class Clock {
     /** Slots in a slab of this class. */
     int slotsPerSlab();
 
-    /** The slab hand: which slab (modulo {@link #slabs}) the slot hand is in. */
-    int slabHand();
+    /** The slab (modulo {@link #slabs}) that hand {@code hand} (EVICT, DEMOTE) is at. */
+    int slabHand(int hand);
 
-    void slabHand(int position);
+    void slabHand(int hand, int position);
 
     /** Slots of the slab at {@code position} (0 for a slab no longer in the class). */
     int slots(int position);
@@ -78,10 +78,10 @@ public final class Clock {
     /** Whether the slab at {@code position} is being drained (CLOCK skips it). */
     boolean draining(int position);
 
-    /** The slot hand of the slab at {@code position}. */
-    int slotHand(int position);
+    /** Where hand {@code hand} is within the slab at {@code position}. */
+    int slotHand(int hand, int position);
 
-    void slotHand(int position, int slot);
+    void slotHand(int hand, int position, int slot);
 
     /** The slot's state word, read once per look (pins change concurrently). */
     int state(int position, int slot);
@@ -113,16 +113,28 @@ public final class Clock {
 
     /** Moves the slot's block into ({@code true}) or out of the protected segment. */
     void protect(int position, int slot, boolean on);
+  }
 
-    /** The demotion hand's slab (modulo {@link #slabs}). */
-    int demoteSlabHand();
+  /** The eviction hand: evicts probationary blocks, promotes those read twice. */
+  public static final int EVICT = 0;
+  /** The protected segment's hand: demotes blocks to probation ({@link #demote}). */
+  public static final int DEMOTE = 1;
 
-    void demoteSlabHand(int position);
-
-    /** The demotion hand's slot in the slab at {@code position}. */
-    int demoteSlotHand(int position);
-
-    void demoteSlotHand(int position, int slot);
+  /**
+   * Moves hand {@code hand} one step: returns the slot it looks at, as
+   * {@code position << 32 | slot}, or -1 if the step took it on to the next slab (past the end
+   * of one, or off a draining one).
+   */
+  private static long step(ClassSlots c, int hand, int slabs) {
+    int si = c.slabHand(hand) % slabs;
+    int slot = c.slotHand(hand, si);
+    if (slot >= c.slots(si) || c.draining(si)) {
+      c.slotHand(hand, si, 0);
+      c.slabHand(hand, si + 1);
+      return -1;
+    }
+    c.slotHand(hand, si, slot + 1);
+    return (long) si << 32 | slot;
   }
 
   /**
@@ -143,14 +155,12 @@ public final class Clock {
     int visited = 0;
     try {
       for (int step = 0; step < 4 * slotsInClass + slabs; step++) {
-        int si = c.slabHand() % slabs;
-        int hand = c.slotHand(si);
-        if (hand >= c.slots(si) || c.draining(si)) {
-          c.slotHand(si, 0);
-          c.slabHand(si + 1);
+        long at = step(c, EVICT, slabs);
+        if (at < 0) {
           continue;
         }
-        c.slotHand(si, hand + 1);
+        int si = (int) (at >>> 32);
+        int hand = (int) at;
         visited++;
         int st = c.state(si, hand);
         if (!c.isPublished(st)) {
@@ -205,14 +215,12 @@ public final class Clock {
     int visited = 0;
     try {
       for (int step = 0; step < 4 * slabs * c.slotsPerSlab() + slabs; step++) {
-        int si = c.demoteSlabHand() % slabs;
-        int hand = c.demoteSlotHand(si);
-        if (hand >= c.slots(si) || c.draining(si)) {
-          c.demoteSlotHand(si, 0);
-          c.demoteSlabHand(si + 1);
+        long at = step(c, DEMOTE, slabs);
+        if (at < 0) {
           continue;
         }
-        c.demoteSlotHand(si, hand + 1);
+        int si = (int) (at >>> 32);
+        int hand = (int) at;
         visited++;
         int st = c.state(si, hand);
         if (c.isPublished(st) && c.isProtected(st)
@@ -235,14 +243,14 @@ public final class Clock {
    */
   public static long peek(ClassSlots c) {
     int slabs = c.slabs();
-    int si = c.slabHand() % slabs;
-    int slot = c.slotHand(si);
+    int si = c.slabHand(EVICT) % slabs;
+    int slot = c.slotHand(EVICT, si);
     long best = NONE;
     int bestFreq = Integer.MAX_VALUE;
     for (int seen = 0, step = 0; seen < LOOKAHEAD && step < 8 * LOOKAHEAD + slabs; step++) {
       if (slot >= c.slots(si) || c.draining(si)) {
         si = (si + 1) % slabs;
-        slot = c.slotHand(si);
+        slot = c.slotHand(EVICT, si);
         continue;
       }
       int st = c.state(si, slot);
