@@ -28,7 +28,7 @@ public final class TierCacheSubjects {
 
   static void registerAll(Subjects s) {
     s.add("tiercache-l1", TIERCACHE, "TierCache L1: LruTier (on heap, W-TinyLFU)", "hbase-lru",
-        spec -> new LruTier(spec.conf()));
+        spec -> new LruTier(overrides(spec, L1_OVERRIDES).conf()));
     s.add("tiercache-l2-offheap", TIERCACHE, "TierCache L2: BucketTier, offheap engine",
         "hbase-bucket-offheap",
         spec -> new BucketTier(l2(spec).conf("hbase.bucketcache.ioengine", "offheap")));
@@ -71,15 +71,30 @@ public final class TierCacheSubjects {
    * same name: {@code -Dtiercache.l2.admission=all} runs the L2s as before admission existed (the
    * insert benchmark's {@code admission} parameter sets it), {@code
    * -Dtiercache.l2.write.mode=queued} with HBase's write-behind instead of inline writes, {@code
-   * -Dtiercache.l2.protected.percent=0} with one plain CLOCK per size class.
+   * -Dtiercache.l2.protected.percent=0} with one plain CLOCK per size class, {@code
+   * -Dtiercache.bucket.slab.size} and {@code -Dhbase.bucketcache.bucket.sizes} with other slabs
+   * and size classes.
    */
   static final String[] L2_OVERRIDES = {"tiercache.l2.admission", "tiercache.l2.write.mode",
-      "tiercache.l2.protected.percent"};
+      "tiercache.l2.protected.percent", "tiercache.bucket.slab.size",
+      "hbase.bucketcache.bucket.sizes"};
+
+  /**
+   * The L1 settings a run may override for {@code tiercache-l1} by a system property of the same
+   * name: HBase's {@code LruBlockCache} shares, which also size the L1's W-TinyLFU segments.
+   */
+  static final String[] L1_OVERRIDES = {"hbase.lru.blockcache.single.percentage",
+      "hbase.lru.blockcache.multi.percentage", "hbase.lru.blockcache.memory.percentage"};
 
   /** The spec with the {@link #L2_OVERRIDES} that are set as system properties. */
   private static CacheSpec l2(CacheSpec spec) {
+    return overrides(spec, L2_OVERRIDES);
+  }
+
+  /** The spec with those of {@code keys} that are set as system properties. */
+  private static CacheSpec overrides(CacheSpec spec, String[] keys) {
     CacheSpec s = spec;
-    for (String key : L2_OVERRIDES) {
+    for (String key : keys) {
       String value = System.getProperty(key);
       if (value != null) {
         s = s.with(key, value);
