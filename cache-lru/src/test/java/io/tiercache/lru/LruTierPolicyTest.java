@@ -137,6 +137,45 @@ class LruTierPolicyTest {
     tier.shutdown();
   }
 
+  /**
+   * At equal frequency the candidate wins only if it weighs at most half the victim: 128 KB
+   * blocks read once, then a stream of new blocks read once. 32 KB newcomers take the incumbents'
+   * places (four blocks where one was); 96 KB newcomers lose every tie and the incumbents stay.
+   */
+  @Test
+  void frequencyTie_goesToACandidateOfAtMostHalfTheVictimsWeight_elseToTheIncumbent() {
+    assertTrue(Policy.wins(2, 1_000, 1, 10), "more frequent wins whatever its size");
+    assertFalse(Policy.wins(1, 1, 2, 1_000), "less frequent loses whatever its size");
+    assertTrue(Policy.wins(3, 500, 3, 1_000), "a tie at half the victim's weight");
+    assertFalse(Policy.wins(3, 501, 3, 1_000), "a tie at more than half");
+    for (int newcomer : new int[] {32 * KB, 96 * KB}) {
+      long capacity = 8L * 1024 * KB;
+      LruTier tier = LruTier.builder().maxSize(capacity).build();
+      int incumbents = (int) (capacity / (128 * KB + 2 * KB)) - 1;
+      for (int i = 0; i < incumbents; i++) {
+        put(tier, key("old", i), 128 * KB, false);
+      }
+      long stream = 2 * capacity / newcomer;
+      for (int i = 0; i < stream; i++) {
+        put(tier, key("new", i), newcomer, false);
+      }
+      tier.checkInvariants();
+      int kept = 0;
+      for (int i = 0; i < incumbents; i++) {
+        kept += tier.containsBlock(key("old", i)) ? 1 : 0;
+      }
+      String what = newcomer / KB + " KB newcomers: " + kept + " of " + incumbents
+          + " incumbents kept";
+      if (newcomer == 32 * KB) {
+        assertTrue(kept <= incumbents / 10, what);
+      } else {
+        assertTrue(kept >= incumbents - 2, what);
+        assertTrue(tier.getStats().admissionRejected() >= stream - incumbents, what);
+      }
+      tier.shutdown();
+    }
+  }
+
   private static void put(LruTier tier, BlockCacheKey key, int size, boolean inMemory) {
     HFileBlock b = TestBlocks.heap(key.getHfileName(), key.getOffset(), size,
         key.getBlockType());
