@@ -237,6 +237,20 @@ public final class RealHBase {
     writeCsv(rows, workDir.resolve("real-hbase.csv"));
   }
 
+  /**
+   * Every how many of {@code rows} rows a randomRead pass reads one, for about {@code gets} gets:
+   * PE reads once per {@code (long) (1 / sampleRate)} rows, so a rate above one half reads every
+   * row (before 2026-11-29 {@code --gets 60000} passed 0.51 over 117,597 rows and read them all).
+   */
+  static long readEvery(long rows, long gets) {
+    return Math.max(1, Math.round((double) rows / Math.max(1, gets)));
+  }
+
+  /** The {@code --sampleRate} for which PE's {@code (long) (1f / rate)} is {@code every}. */
+  static String sampleRate(long every) {
+    return Float.toString((float) (1.0 / (every + 0.5)));
+  }
+
   /** The subjects in the order round {@code round} (from 1) runs them. */
   List<String> roundOrder(int round) {
     List<String> order = new ArrayList<>(subjects);
@@ -334,7 +348,7 @@ public final class RealHBase {
       }
       BlockCache cache = rs.getBlockCache().orElseThrow(IllegalStateException::new);
       String[] read = {"--nomapred", "--latency", "--rows=" + loadRows / clients,
-          "--sampleRate=" + Math.min(1.0, (double) gets / loadRows), "randomRead",
+          "--sampleRate=" + sampleRate(readEvery(loadRows, gets)), "randomRead",
           Integer.toString(clients)};
       PeRunner.run(conf, read); // warm-up pass
       long[] before = counters(cache);
