@@ -246,9 +246,9 @@ final class Report {
         + "dataset_bytes,threads,ops,reads,seconds,ops_per_s,hit_ratio,l1_hit_ratio,l2_hit_ratio,"
         + "p50_ns,p95_ns,p99_ns,p999_ns,max_ns,alloc_bytes_per_op,gc_count,gc_ms,refused,"
         + "admission_rejected,regime,miss_latency_ns,miss_wait_ns,opt_hit_ratio,share_of_opt,"
-        + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,"
-        + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,scan_hit_ratio,"
-        + "scan_gap_mean,rounds,round,error\n");
+        + "l2_bytes_written_per_op,a0_hit_ratio,miss_fetch_p99_ns,miss_fetch_p999_ns,"
+        + "insert_p50_ns,insert_p99_ns,miss_mean_bytes,resident_blocks_mean,resident_blocks_max,"
+        + "scan_hit_ratio,scan_gap_mean,rounds,round,error\n");
     for (Result r : results) {
       s.append(String.join(",", r.scenario.name(), r.scenario.pattern().label(),
           r.scenario.sizes().label(), Integer.toString(r.scenario.ratio()), r.subject,
@@ -261,7 +261,7 @@ final class Report {
           Long.toString(r.refused), Long.toString(r.admissionRejected), r.regime(),
           Long.toString(r.missLatencyNanos), num(r.missWaitNanos), num(r.optHitRatio),
           num(r.shareOfOpt()), num(r.bytesWrittenPerOp), num(r.a0HitRatio), num(r.fetchP99),
-          num(r.insertP50), num(r.insertP99), num(r.missMeanBytes),
+          num(r.fetchP999), num(r.insertP50), num(r.insertP99), num(r.missMeanBytes),
           Double.isNaN(r.residentBlocksMean) ? "" : fmt("%.1f", r.residentBlocksMean),
           r.residentBlocksMax < 0 ? "" : Long.toString(r.residentBlocksMax),
           num(r.scanHitRatio), Double.isNaN(r.scanGapMean) ? "" : fmt("%.1f", r.scanGapMean),
@@ -304,6 +304,7 @@ final class Report {
       number(j, "missWaitNanos", r.missWaitNanos);
       ObjectNode miss = j.putObject("missNanos");
       number(miss, "fetchP99", r.fetchP99);
+      number(miss, "fetchP999", r.fetchP999);
       number(miss, "insertP50", r.insertP50);
       number(miss, "insertP99", r.insertP99);
       number(j, "missMeanBytes", r.missMeanBytes);

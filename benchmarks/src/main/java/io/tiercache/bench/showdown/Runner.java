@@ -159,6 +159,7 @@ final class Runner {
       }
       r.missWaitNanos = waits == 0 ? Double.NaN : (double) waited / waits;
       r.fetchP99 = missTimes.fetchNanos(99);
+      r.fetchP999 = missTimes.fetchNanos(99.9);
       r.insertP50 = missTimes.insertNanos(50);
       r.insertP99 = missTimes.insertNanos(99);
       r.missMeanBytes = missTimes.meanBytes();

@@ -28,6 +28,7 @@ class ResultMedianTest {
     b.hitRatio = hit;
     b.p99 = p99;
     b.fetchP99 = fetchP99;
+    b.fetchP999 = 2 * fetchP99;
     b.optHitRatio = 0.9;
     b.round = round;
     b.error = error;
@@ -44,6 +45,7 @@ class ResultMedianTest {
     assertEquals(0.81, m.hitRatio);
     assertEquals(900, m.p99, "the 2 ms outlier of round 2 is not the row's p99");
     assertEquals(660, m.fetchP99);
+    assertEquals(1_320, m.fetchP999);
     assertEquals(1_002, m.reads);
     assertEquals(3, m.rounds);
     assertEquals(0, m.round, "a row of medians is no single run");

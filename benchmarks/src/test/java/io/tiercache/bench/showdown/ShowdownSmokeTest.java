@@ -58,6 +58,8 @@ class ShowdownSmokeTest {
         // A miss's fetch is the wait and the read: never shorter than the wait.
         assertTrue(r.hitRatio == 1 || r.fetchP99 >= 200_000,
             r.subject + " " + r.cell() + " fetch p99 " + r.fetchP99);
+        assertTrue(r.hitRatio == 1 || r.fetchP999 >= r.fetchP99,
+            r.subject + " " + r.cell() + " fetch p99.9 " + r.fetchP999);
       }
       // Miss times exist exactly where the measured phase missed.
       assertEquals(r.hitRatio == 1, Double.isNaN(r.insertP99), r.subject + " " + r.cell());
@@ -98,12 +100,13 @@ class ShowdownSmokeTest {
     assertTrue(last.get("a0HitRatio").isJsonNull(), "hbase-mixed has no popularity bound");
     assertTrue(last.has("l2BytesWrittenPerOp") && last.has("missWaitNanos"));
     assertTrue(last.getAsJsonObject("missNanos").has("insertP99") && last.has("missMeanBytes"));
+    assertTrue(last.getAsJsonObject("missNanos").has("fetchP999"));
     assertTrue(last.getAsJsonObject("residentBlocks").has("max"));
     assertTrue(last.getAsJsonObject("scanReads").get("hitRatio").isJsonNull());
     assertTrue(Files.readAllLines(out.resolve("showdown.csv")).get(0)
-        .contains(",miss_fetch_p99_ns,insert_p50_ns,insert_p99_ns,miss_mean_bytes,"
-            + "resident_blocks_mean,resident_blocks_max,scan_hit_ratio,scan_gap_mean,rounds,round,"
-            + "error"));
+        .contains(",miss_fetch_p99_ns,miss_fetch_p999_ns,insert_p50_ns,insert_p99_ns,"
+            + "miss_mean_bytes,resident_blocks_mean,resident_blocks_max,scan_hit_ratio,"
+            + "scan_gap_mean,rounds,round,error"));
     assertFalse(Files.exists(out.resolve("rounds.csv")), "one round: the rows are the runs");
     for (Result r : results) {
       // Every cell's rows, in the text table, are led by its OPT row.
