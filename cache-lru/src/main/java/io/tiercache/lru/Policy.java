@@ -52,9 +52,14 @@ import java.util.SplittableRandom;
  * The window starts at {@code tiercache.lru.window.percentage} of the cache and is then sized by
  * {@link WindowClimber} (hill climbing on the hit rate, as Caffeine does), between 0 and
  * {@link #maxWindowShare()}. A larger window favours recency (blocks re-read soon after their
- * first read), a smaller one frequency. What the window gains over its start, the single share
- * gains and the multi share gives up, and the reverse; the in-memory share and its force mode
- * do not move. At the configured start the shares are exactly HBase's.
+ * first read), a smaller one frequency. Hill climbing cannot cross a valley (blocks re-read a
+ * fixed number of inserts later hit only once the window holds them all, and a window growing
+ * towards that size first loses hits): {@link WindowSims} simulates the policy in miniature at
+ * fixed shares, and when one of them hits clearly more often than the present share, the window
+ * jumps to it at the end of the climber's sample and the climber goes on from there. What the
+ * window gains over its start, the single share gains and the multi share gives up, and the
+ * reverse; the in-memory share and its force mode do not move. At the configured start the
+ * shares are exactly HBase's.
  *
  * <h2>Concurrency</h2>
  * Not thread safe: every method is called with the L1's eviction lock held.
@@ -73,6 +78,7 @@ final class Policy {
   private static final byte[] SHARES = {Node.WINDOW, Node.PROTECTED, Node.MEMORY};
 
   private final WindowClimber climber = new WindowClimber();
+  private final WindowSims sims = new WindowSims(sketch);
 
   /**
    * A candidate that ties with its victim on frequency wins only if it weighs at most the victim's
@@ -116,6 +122,18 @@ final class Policy {
     setTargets();
     sketch.ensureCapacity(max / config.blockSizeHint);
     climber.setCapacity(max / config.blockSizeHint);
+    sims.setCapacity(max / config.blockSizeHint, maxWindowShare());
+    retargetSims();
+  }
+
+  /** Gives the window's models the byte targets the L1 has now, at each of their shares. */
+  private void retargetSims() {
+    if (!sims.enabled()) {
+      return;
+    }
+    long spareMemory = Math.max(0, memoryTarget - memory.weight());
+    sims.setTargets(maxWeight - memory.weight(), share -> (long) (maxWeight
+        * Math.max(0, config.multiShare - (share - config.windowShare))) + spareMemory);
   }
 
   /**
@@ -173,8 +191,15 @@ final class Policy {
   /** Ends a climber's sample if one is complete, moving the window. */
   private void climb() {
     if (climber.due()) {
-      windowShare = climber.adjust(windowShare, maxWindowShare());
+      double share = climber.adjust(windowShare, maxWindowShare());
+      double jump = sims.jump(windowShare);
+      if (!Double.isNaN(jump)) {
+        climber.jumped(jump > windowShare);
+        share = jump;
+      }
+      windowShare = share;
       setTargets();
+      retargetSims();
     }
   }
 
@@ -226,6 +251,9 @@ final class Policy {
     countForQuiet(1, 1);
     climb();
     sketch.increment(n.hash);
+    if (n.queue != Node.MEMORY) {
+      sims.access(n.hash, n.weight, 1);
+    }
     queueOf(n.queue).addLast(n);
     if (n.data) {
       dataWeight += n.weight;
@@ -285,6 +313,9 @@ final class Policy {
       return;
     }
     sketch.increment(n.hash, hits);
+    if (q != Node.MEMORY) {
+      sims.access(n.hash, n.weight, hits);
+    }
     if (q == Node.PROBATION) {
       probation.remove(n);
       n.queue = Node.PROTECTED;

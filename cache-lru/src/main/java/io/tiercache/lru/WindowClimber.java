@@ -21,7 +21,9 @@ package io.tiercache.lru;
  * The first step shrinks the window. Samples start once the cache has been full (before that
  * every request is a cold miss and says nothing about the window). The window share returned is
  * clamped to {@code [0, max]}; at a bound the step is kept, so noise in the next sample decides
- * whether to come back.
+ * whether to come back. When {@link WindowSims} moves the window elsewhere ({@link #jumped}),
+ * the next step is half a restart step onwards in the jump's direction: on the side of the
+ * valley the models found better, not back into it.
  *
  * <h2>Concurrency</h2>
  * Not thread safe: the policy calls it under the L1's eviction lock.
@@ -93,6 +95,11 @@ final class WindowClimber {
     hits = 0;
     misses = 0;
     return Math.max(0, Math.min(max, share + amount));
+  }
+
+  /** The window jumped (up or down) on the models' word: go on from there the same way. */
+  void jumped(boolean up) {
+    step = up ? RESTART_STEP / 2 : -RESTART_STEP / 2;
   }
 
   double step() {

@@ -135,6 +135,52 @@ class LruTierAdaptiveWindowTest {
     t.shutdown();
   }
 
+  /**
+   * Three reads in four zipfian over 9x the cache, one in four from two scanners over a cold
+   * range, the second 150 blocks behind the first: a scanned block is read again about 1,200
+   * reads (some 500 inserts) later, a sixth of the cache. Growing the window towards that size
+   * first costs zipfian hits, so the climber alone turns back near its 1 % start and the
+   * trailing scanner misses every block; the window's miniature simulations (an L1 of 3,072
+   * blocks by its size hint runs them) see the share that holds the distance and jump there.
+   */
+  @Test
+  void scannersAFixedDistanceApart_windowJumpsPastTheirDistance() {
+    LruTier t = LruTier.builder().maxSize(12L * 1024 * 1024).blockSizeHint(BLOCK)
+        .windowShare(0.01).build();
+    SplittableRandom random = new SplittableRandom(SEED);
+    int keys = 9 * 3 * 1024;
+    double[] cumulative = new double[keys];
+    double sum = 0;
+    for (int k = 0; k < keys; k++) {
+      sum += 1.0 / (k + 1);
+      cumulative[k] = sum;
+    }
+    long[] scanner = {10_000_000 + 150, 10_000_000};
+    WindowMean mean = new WindowMean(t);
+    int trailing = 0;
+    int trailingHits = 0;
+    for (int i = 0; i < READS; i++) {
+      if (i % 4 == 3) {
+        int s = (i / 4) & 1;
+        boolean hit = read(t, scanner[s]++);
+        if (s == 1 && i >= READS / 2) {
+          trailing++;
+          trailingHits += hit ? 1 : 0;
+        }
+      } else {
+        int k = Arrays.binarySearch(cumulative, random.nextDouble() * sum);
+        read(t, k >= 0 ? k : -k - 1);
+      }
+      mean.sample(i);
+    }
+    double trailingHitRate = (double) trailingHits / trailing;
+    assertTrue(trailingHitRate > 0.8 && mean.value() > 0.15, "seed " + SEED
+        + ": the trailing scanner hit " + trailingHitRate + " of its reads over the second half,"
+        + " mean window share " + mean.value() + "; expected over 0.8 and 0.15");
+    t.checkInvariants();
+    t.shutdown();
+  }
+
   @Test
   void reconfigure_restartsTheWindowAtItsConfiguredShare() {
     LruTier t = tier(0.01);
