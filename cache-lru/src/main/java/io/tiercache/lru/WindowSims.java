@@ -3,7 +3,9 @@
  */
 package io.tiercache.lru;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.function.DoubleToLongFunction;
 
 /**
  * Miniature simulations of the L1's policy at other window shares, which tell the window's
@@ -127,7 +129,7 @@ final class WindowSims {
    * Sets each model's byte targets from the L1's: {@code capacity} bytes for window, probation
    * and protected together, and the protected target the L1 would have at each share.
    */
-  void setTargets(long capacity, java.util.function.DoubleToLongFunction protectedTarget) {
+  void setTargets(long capacity, DoubleToLongFunction protectedTarget) {
     long rate = rateMask + 1L;
     for (Model m : models) {
       m.capacity = capacity / rate;
@@ -234,7 +236,7 @@ final class WindowSims {
       this.hash = hash;
       this.weight = weight;
       this.queue = new byte[models];
-      java.util.Arrays.fill(queue, NONE);
+      Arrays.fill(queue, NONE);
       this.prev = new Entry[models];
       this.next = new Entry[models];
     }
