@@ -59,14 +59,31 @@ import org.slf4j.LoggerFactory;
  * recorded: nothing is evicted for a while yet, so reordering a queue and counting in the
  * sketch buy nothing then, and applying them was a third of a hit's time in the JMH hit
  * benchmark (Caffeine skips its read buffer altogether until its sketch is initialised at half
- * the maximum; promotions are kept here so that a block read twice is multi-access at once, as
- * in HBase's LruBlockCache). Later, while the cache is quiet ({@link Policy#quiet}: inserts under
- * 1 % of the last 4,096 requests), only one in {@value #HOT_HIT_SAMPLE} hits on PROTECTED and
+ * the maximum; promotions are kept here so that a block read twice becomes multi-access, as in
+ * HBase's LruBlockCache, at the next drain). Later, while the cache is quiet
+ * ({@link Policy#quiet}: inserts under 1 % of the last 4,096 requests), only one in {@value #HOT_HIT_SAMPLE} hits on PROTECTED and
  * MEMORY blocks is recorded, marked {@link Node#sampled} so that the policy counts it that many
  * times: a cache that hardly evicts consults its order rarely, and applying every hit (list
  * moves on nodes the other core last touched, the lock) set the L1's p99 in the showdown's 1x
  * cells at 1.3 to 6.9 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on WINDOW and
  * PROBATION blocks, and every hit of a cache that inserts more, are all recorded.
+ *
+ * <p><b>Drains.</b> Recorded hits are applied in batches: by the hit that finds its stripe
+ * full ({@value ReadBuffer#STRIPE_SIZE} deep), that stripe alone, so that one hit never pays for
+ * every other thread's; all stripes by one put in {@value #SWEEP_PUTS} (an insert, queued or
+ * not), by {@link #wouldAdmit}, by a file's invalidation, at shutdown and by
+ * {@link #checkInvariants}. Other inserts do not drain: they evict on the order the last drain
+ * left, at most a stripe's depth of hits per stripe behind (a block read again in PROBATION is
+ * promoted, and its sketch count raised, only then), so that a miss does not also pay for the
+ * readers' bookkeeping. The sweep by puts bounds how long a stripe whose thread stopped reading
+ * keeps nodes reachable: a node in a stripe holds its block, evicted meanwhile or not, and
+ * evictions come from puts. {@code wouldAdmit} drains every time: the combined cache's hot mode
+ * asks it on an L2 hit, and on a stale order its copies into the L1 were worse (p99 3x at
+ * {@code zipf-64k-1x}). Measured (docs/benchmarks.md, "A read buffer four times as
+ * deep"): with stripes of 16 and every insert draining, a drain fell on ~1 % of the hits of a
+ * 1x cell and the L1's p99 in the zipf, scan and mixed 1x cells was 1.05 to 3.1 times
+ * {@code LruBlockCache}'s; with 64, one stripe per drain and inserts not draining, 0.45 to 0.85
+ * times, the hit ratios as before.
  *
  * <p><b>Writes.</b> Inserts, explicit evictions and resizes take the eviction lock, update the
  * map, the {@link Policy} and the {@link FileRegistry} together, and collect the blocks evicted
@@ -131,11 +148,15 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   final ReentrantLock evictionLock = new ReentrantLock();
   private final ReentrantReadWriteLock handOffs = new ReentrantReadWriteLock();
   private final ReadBuffer<Node> readBuffer = new ReadBuffer<>();
+  /** Blocks put since the last drain of every stripe by a put (guarded by the eviction lock). */
+  private int putsSinceSweep;
   /** Inserts that found {@code evictionLock} held, applied by its next holder. */
   private final ConcurrentLinkedQueue<Node> writeBuffer = new ConcurrentLinkedQueue<>();
   /** The queued nodes by key, so that a queued block is a hit (not yet recorded for the policy). */
   private final ConcurrentHashMap<BlockCacheKey, Node> queuedByKey = new ConcurrentHashMap<>();
   private final AtomicInteger queuedWrites = new AtomicInteger();
+  /** Every this many puts, one drains every stripe of the read buffer (see "Drains"). */
+  static final int SWEEP_PUTS = 64;
   /** Queued inserts past which an insert waits for the lock instead (each holds a block). */
   static final int WRITE_BUFFER_MAX = 64;
   /** A quiet L1 records one in this many hits on PROTECTED and MEMORY blocks (a power of 2). */
@@ -292,7 +313,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     }
     if (record && readBuffer.offer(node) == ReadBuffer.FULL && evictionLock.tryLock()) {
       try {
-        drainReads();
+        drainFullStripe();
       } finally {
         evictionLock.unlock();
       }
@@ -302,6 +323,11 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
 
   private void drainReads() {
     readBuffer.drainTo(applyAccess);
+  }
+
+  /** A hit found its stripe full: drains that stripe alone. Caller holds the lock. */
+  private void drainFullStripe() {
+    readBuffer.drainOwnTo(applyAccess);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -417,8 +443,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
       applyWritesLocked(evicted, dropped);
       if (!shutdown) {
         accepted = true;
-        drainReads();
-        putLocked(node, evicted, dropped);
+        putLocked(node, evicted, dropped); // on the order the last drain left (see "Drains")
       }
       publishSizes();
       beginHandOff(evicted);
@@ -439,6 +464,10 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
    * Caller holds the lock.
    */
   private void putLocked(Node node, List<Node> evicted, List<Node> dropped) {
+    if (++putsSinceSweep >= SWEEP_PUTS) {
+      putsSinceSweep = 0;
+      drainReads(); // see "Drains": a node in a stripe keeps its block, evicted or not, reachable
+    }
     BlockCacheKey key = node.key;
     Node replaced = map.put(key, node);
     if (replaced != null) {
@@ -700,6 +729,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
           removed.add(n);
         }
       }
+      drainReads(); // the file's nodes recorded in a stripe: not kept reachable by it
       publishSizes();
     } finally {
       evictionLock.unlock();
@@ -896,6 +926,28 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
    */
   boolean quiet() {
     return policy.quiet();
+  }
+
+  /** The read-buffer stripe {@code thread} records its hits in (for tests). */
+  int readStripeOf(Thread thread) {
+    return readBuffer.stripeOf(thread.getId());
+  }
+
+  /**
+   * Recorded hits the policy has applied so far, after draining the read buffer first if
+   * {@code drain} (for tests).
+   */
+  long appliedHits(boolean drain) {
+    evictionLock.lock();
+    try {
+      if (drain) {
+        drainReads();
+      }
+      return policy.accessesApplied();
+    } finally {
+      evictionLock.unlock();
+      drainWrites();
+    }
   }
 
   /**

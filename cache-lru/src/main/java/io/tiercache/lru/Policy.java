@@ -46,7 +46,9 @@ import java.util.SplittableRandom;
  *       1/{@value #TIE_SIZE_FACTOR} of the victim (see {@link #wins}).</li>
  * </ul>
  * Every step evicts or moves one block, so an insert does work proportional to the blocks it
- * displaces; nothing scans the cache.
+ * displaces; nothing scans the cache. A promotion (a hit on a PROBATION block) in a cache within
+ * one block of its maximum also demotes up to {@value #DEMOTIONS_PER_PROMOTION} blocks while
+ * PROTECTED is over its target (see {@link #onAccess}).
  *
  * <h2>Adaptive window</h2>
  * The window starts at {@code tiercache.lru.window.percentage} of the cache and is then sized by
@@ -90,8 +92,12 @@ final class Policy {
   static final int QUIET_PERIOD = 4096;
   /** A period is quiet when fewer than one request in this many was an insert. */
   static final int QUIET_MISS_RATIO = 100;
+  /** At most this many PROTECTED blocks demoted by one promotion (see {@link #onAccess}). */
+  static final int DEMOTIONS_PER_PROMOTION = 2;
   private long periodRequests;
   private long periodInserts;
+  /** Hits applied by {@link #onAccess}, a sampled one counted once (for tests). */
+  private long accessesApplied;
   private volatile boolean quiet;
 
   /**
@@ -234,6 +240,11 @@ final class Policy {
     return quiet;
   }
 
+  /** Recorded hits applied so far, a sampled one counted once (for tests). */
+  long accessesApplied() {
+    return accessesApplied;
+  }
+
   /** Counts {@code requests}, of which {@code inserts} were inserts, toward {@link #quiet()}. */
   private void countForQuiet(int requests, int inserts) {
     periodRequests += requests;
@@ -301,9 +312,11 @@ final class Policy {
    * Records a hit on {@code n}, drained from the read buffer. A hit recorded as one of a sample
    * ({@link Node#sampled}) stands for {@value LruTier#HOT_HIT_SAMPLE} hits: it counts that many
    * for the window's climber and the quiet period, and adds that many to the sketch's counters
-   * (capped at 15).
+   * (capped at 15). A hit on a PROBATION block promotes it to PROTECTED, which may demote
+   * PROTECTED's oldest ({@link #demoteProtectedOverTarget}).
    */
   void onAccess(Node n) {
+    accessesApplied++;
     int hits = n.sampled ? LruTier.HOT_HIT_SAMPLE : 1;
     climber.hit(hits);
     countForQuiet(hits, 0);
@@ -320,9 +333,37 @@ final class Policy {
       probation.remove(n);
       n.queue = Node.PROTECTED;
       protectedQ.addLast(n);
+      if (weight() + n.weight > maxWeight) {
+        demoteProtectedOverTarget();
+      }
     } else {
       queueOf(q).moveToLast(n);
     }
+  }
+
+  /**
+   * A promotion in a cache within one block of its maximum, with PROTECTED over its target,
+   * demotes PROTECTED's oldest blocks to PROBATION, at most {@value #DEMOTIONS_PER_PROMOTION}
+   * (a segmented LRU's rule, bounded): hits are applied in batches of up to a read-buffer stripe
+   * ({@link ReadBuffer#STRIPE_SIZE}) that an insert no longer applies first, so the promotions
+   * between two inserts can be many, and with one demotion per eviction PROTECTED drifted over
+   * its target. Two per promotion take PROTECTED back down by one block per promotion when its
+   * target shrank (the climber, a jump of the window, a resize); the rest is left to
+   * {@link #evict}, so that no hit's drain does work in proportion to the cache.
+   */
+  private void demoteProtectedOverTarget() {
+    for (int i = 0; i < DEMOTIONS_PER_PROMOTION && protectedOverTarget() > 0
+        && protectedQ.count() > 1; i++) {
+      Node d = protectedQ.first();
+      protectedQ.remove(d);
+      d.queue = Node.PROBATION;
+      probation.addLast(d);
+    }
+  }
+
+  /** PROTECTED's weight over its target, which includes the in-memory share's spare room. */
+  private long protectedOverTarget() {
+    return protectedQ.weight() - multiTarget - Math.max(0, memoryTarget - memory.weight());
   }
 
   /** Evicts until the total weight fits the maximum; evicted nodes go to {@code evicted}. */
@@ -424,10 +465,9 @@ final class Policy {
   private byte shareToShrink() {
     long single = window.weight() + probation.weight();
     boolean othersEmpty = single == 0 && protectedQ.isEmpty();
-    long spareMemory = Math.max(0, memoryTarget - memory.weight());
     long[] over = {
       single > 0 ? single - singleTarget : Long.MIN_VALUE,
-      protectedQ.isEmpty() ? Long.MIN_VALUE : protectedQ.weight() - multiTarget - spareMemory,
+      protectedQ.isEmpty() ? Long.MIN_VALUE : protectedOverTarget(),
       memory.isEmpty() || ((config.forceInMemory || memoryFirst) && !othersEmpty)
           ? Long.MIN_VALUE : memory.weight() - memoryTarget
     };

@@ -15,6 +15,12 @@ import java.util.function.Consumer;
  * write and read counters. {@link #offer} claims a slot by CAS on the write counter and publishes
  * the element with a lazy set; when the stripe is full or the CAS loses, the event is dropped.
  * Dropping is fine: access order is a hint for the policy, never a correctness matter.
+ * The hit that finds its stripe full drains that stripe ({@link #drainOwnTo}; every so often
+ * all of them, see {@code LruTier}), so the depth sets how often a hit pays for a drain and how
+ * long one takes: with 16 slots (Caffeine's depth; its drains run on an executor) a drain fell
+ * on ~1 % of the L1's hits in the showdown's 1x cells and set its p99; with 64, on a quarter as
+ * many (docs/benchmarks.md, "A read buffer four times as deep"). Until a drain, a stripe keeps
+ * up to that many recorded nodes (and their blocks) reachable.
  *
  * <h2>Memory layout</h2>
  * Two flat arrays instead of an object per stripe, so that no two stripes (and no stripe's two
@@ -22,22 +28,22 @@ import java.util.function.Consumer;
  * reading at once do not invalidate each other's.
  * <pre>
  *   counters: | pad x8 | w0 | pad x7 | r0 | pad x7 | w1 | pad x7 | r1 | ...  (longs)
- *   slots:    | pad x32 | s0[0..15] | pad x16 | s1[0..15] | pad x16 | ...  (references)
+ *   slots:    | pad x96 | s0[0..63] | pad x32 | s1[0..63] | pad x32 | ...  (references)
  * </pre>
  *
  * <h2>Concurrency</h2>
  * Any number of threads {@link #offer}; only one thread at a time (the holder of the L1's eviction
- * lock) calls {@link #drainTo}. A slot written but not yet published reads as null and ends the
- * drain of that stripe until the next one. A drained slot is cleared at once, so the buffer never
+ * lock) calls {@link #drainTo} or {@link #drainOwnTo}. A slot written but not yet published reads
+ * as null and ends the drain of that stripe until the next one. A drained slot is cleared at once, so the buffer never
  * keeps a node (and its block) reachable after the policy has seen it.
  */
 final class ReadBuffer<E> {
-  static final int STRIPE_SIZE = 16;
+  static final int STRIPE_SIZE = 64;
   private static final int STRIPE_MASK = STRIPE_SIZE - 1;
   /** Longs from one counter to the next: 64 bytes. */
   private static final int COUNTER_SPACING = 8;
-  /** Slots from one stripe to the next: 16 used, 16 padding (128 bytes with 4-byte references). */
-  private static final int SLOT_SPACING = 2 * STRIPE_SIZE;
+  /** Slots from one stripe to the next: 64 used, 32 padding (128 bytes with 4-byte references). */
+  private static final int SLOT_SPACING = STRIPE_SIZE + 32;
 
   /** Result of {@link #offer}: recorded. */
   static final int SUCCESS = 0;
@@ -78,8 +84,12 @@ final class ReadBuffer<E> {
 
   /** The calling thread's stripe: a multiplicative hash of its id. */
   private int stripe() {
-    long id = Thread.currentThread().getId();
-    return (int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+    return stripeOf(Thread.currentThread().getId());
+  }
+
+  /** The stripe of the thread with this id. */
+  int stripeOf(long threadId) {
+    return (int) ((threadId * 0x9E3779B97F4A7C15L) >>> 40) & mask;
   }
 
   int offer(E e) {
@@ -97,23 +107,40 @@ final class ReadBuffer<E> {
     return SUCCESS;
   }
 
+  /** Stripes in this buffer. */
+  int stripes() {
+    return stripes;
+  }
+
   /** Hands every published event to {@code consumer}; caller holds the eviction lock. */
   void drainTo(Consumer<E> consumer) {
     for (int s = 0; s < stripes; s++) {
-      int r = readsAt(s);
-      long head = counters.get(r);
-      long tail = counters.get(writesAt(s));
-      while (head < tail) {
-        int index = slotAt(s, head);
-        E e = slots.get(index);
-        if (e == null) {
-          break;
-        }
-        slots.lazySet(index, null);
-        consumer.accept(e);
-        head++;
-      }
-      counters.lazySet(r, head);
+      drainStripe(s, consumer);
     }
+  }
+
+  /**
+   * Hands the published events of the calling thread's stripe to {@code consumer}; caller holds
+   * the eviction lock.
+   */
+  void drainOwnTo(Consumer<E> consumer) {
+    drainStripe(stripe(), consumer);
+  }
+
+  private void drainStripe(int s, Consumer<E> consumer) {
+    int r = readsAt(s);
+    long head = counters.get(r);
+    long tail = counters.get(writesAt(s));
+    while (head < tail) {
+      int index = slotAt(s, head);
+      E e = slots.get(index);
+      if (e == null) {
+        break;
+      }
+      slots.lazySet(index, null);
+      consumer.accept(e);
+      head++;
+    }
+    counters.lazySet(r, head);
   }
 }
