@@ -53,20 +53,20 @@ import org.slf4j.LoggerFactory;
  * <h2>Implementation notes</h2>
  * <b>Index.</b> A {@link ConcurrentHashMap} from key to {@link Node}; a hit is a lock-free map
  * lookup plus a {@link RefCounts#tryRetain retain}. The access is recorded in a lossy striped
- * {@link ReadBuffer} and applied to the policy later by whichever thread holds the eviction lock
- * (a hit only {@code tryLock}s when its stripe is full, and never waits). Until the cache first
- * holds half its maximum, only hits that promote (a block in PROBATION becomes multi-access) are
- * recorded: nothing is evicted for a while yet, so reordering a queue and counting in the
- * sketch buy nothing then, and applying them was a third of a hit's time in the JMH hit
- * benchmark (Caffeine skips its read buffer altogether until its sketch is initialised at half
- * the maximum; promotions are kept here so that a block read twice becomes multi-access, as in
- * HBase's LruBlockCache, at the next drain). Later, while the cache is quiet
- * ({@link Policy#quiet}: inserts under 1 % of the last 4,096 requests), only one in {@value #HOT_HIT_SAMPLE} hits on PROTECTED and
+ * {@link ReadBuffer} and applied to the policy later by whichever thread holds the eviction lock (a
+ * hit only {@code tryLock}s when its stripe is full, and never waits). Until the cache first holds
+ * half its maximum, only hits that promote (a block in PROBATION becomes multi-access) are
+ * recorded: nothing is evicted for a while yet, so reordering a queue and counting in the sketch
+ * buy nothing then, and applying them was a third of a hit's time in the JMH hit benchmark
+ * (Caffeine skips its read buffer altogether until its sketch is initialised at half the maximum;
+ * promotions are kept here so that a block read twice becomes multi-access, as in HBase's
+ * LruBlockCache, at the next drain). Later, while the cache is quiet ({@link Policy#quiet}: inserts
+ * under 1 % of the last 4,096 requests), only one in {@value #HOT_HIT_SAMPLE} hits on PROTECTED and
  * MEMORY blocks is recorded, marked {@link Node#sampled} so that the policy counts it that many
- * times: a cache that hardly evicts consults its order rarely, and applying every hit (list
- * moves on nodes the other core last touched, the lock) set the L1's p99 in the showdown's 1x
- * cells at 1.3 to 6.9 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on WINDOW and
- * PROBATION blocks, and every hit of a cache that inserts more, are all recorded.
+ * times: a cache that hardly evicts consults its order rarely, and applying every hit (list moves
+ * on nodes the other core last touched, the lock) set the L1's p99 in the showdown's 1x cells at
+ * 1.3 to 6.9 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on WINDOW and PROBATION
+ * blocks, and every hit of a cache that inserts more, are all recorded.
  *
  * <p><b>Drains.</b> Recorded hits are applied in batches: by the hit that finds its stripe
  * full ({@value ReadBuffer#STRIPE_SIZE} deep), that stripe alone, so that one hit never pays for

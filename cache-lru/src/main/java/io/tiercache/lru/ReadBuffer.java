@@ -34,8 +34,8 @@ import java.util.function.Consumer;
  * <h2>Concurrency</h2>
  * Any number of threads {@link #offer}; only one thread at a time (the holder of the L1's eviction
  * lock) calls {@link #drainTo} or {@link #drainOwnTo}. A slot written but not yet published reads
- * as null and ends the drain of that stripe until the next one. A drained slot is cleared at once, so the buffer never
- * keeps a node (and its block) reachable after the policy has seen it.
+ * as null and ends the drain of that stripe until the next one. A drained slot is cleared at
+ * once, so the buffer never keeps a node (and its block) reachable after the policy has seen it.
  */
 final class ReadBuffer<E> {
   static final int STRIPE_SIZE = 64;
