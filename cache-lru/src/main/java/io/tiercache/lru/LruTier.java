@@ -61,12 +61,13 @@ import org.slf4j.LoggerFactory;
  * (Caffeine skips its read buffer altogether until its sketch is initialised at half the maximum;
  * promotions are kept here so that a block read twice becomes multi-access, as in HBase's
  * LruBlockCache, at the next drain). Later, while the cache is quiet ({@link Policy#quiet}: inserts
- * under 1 % of the last 4,096 requests), only one in {@value #HOT_HIT_SAMPLE} hits on PROTECTED and
- * MEMORY blocks is recorded, marked {@link Node#sampled} so that the policy counts it that many
- * times: a cache that hardly evicts consults its order rarely, and applying every hit (list moves
- * on nodes the other core last touched, the lock) set the L1's p99 in the showdown's 1x cells at
- * 1.3 to 6.9 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on WINDOW and PROBATION
- * blocks, and every hit of a cache that inserts more, are all recorded.
+ * under 1 % of the last 4,096 requests), only one in {@value #HOT_HIT_SAMPLE} hits on PROTECTED
+ * blocks and one in {@value #MEMORY_HIT_SAMPLE} on MEMORY blocks (in-memory, index, bloom: read on
+ * every get) is recorded, marked {@link Node#sampled} so that the policy counts it that many
+ * times ({@link #sampleRate}): a cache that hardly evicts consults its order rarely, and applying
+ * every hit (list moves on nodes the other core last touched, the lock) set the L1's p99 in the
+ * showdown's 1x cells at 1.3 to 6.9 times {@code LruBlockCache}'s (docs/benchmarks.md). Hits on
+ * WINDOW and PROBATION blocks, and every hit of a cache that inserts more, are all recorded.
  *
  * <p><b>Drains.</b> Recorded hits are applied in batches: by the hit that finds its stripe
  * full ({@value ReadBuffer#STRIPE_SIZE} deep), that stripe alone, so that one hit never pays for
@@ -128,7 +129,7 @@ import org.slf4j.LoggerFactory;
  * and a hand-off takes no lock of this tier.
  *
  * <h2>Size</h2>
- * Past the style guide's 600 lines by about 480: the policy already lives apart ({@link Policy},
+ * Past the style guide's 600 lines by about 490: the policy already lives apart ({@link Policy},
  * {@code WindowClimber}, {@code FrequencySketch}, {@code ReadBuffer}; {@link Policy#quiet} decides
  * when hot hits are sampled, the hit path here only reads it); what stays is the whole
  * HBase 2.6 {@code FirstLevelBlockCache} surface with its containment, the hand-off
@@ -159,8 +160,14 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   static final int SWEEP_PUTS = 64;
   /** Queued inserts past which an insert waits for the lock instead (each holds a block). */
   static final int WRITE_BUFFER_MAX = 64;
-  /** A quiet L1 records one in this many hits on PROTECTED and MEMORY blocks (a power of 2). */
+  /** A quiet L1 records one in this many hits on PROTECTED blocks (a power of 2). */
   static final int HOT_HIT_SAMPLE = 8;
+  /**
+   * A quiet L1 records one in this many hits on MEMORY (in-memory and meta) blocks (a power of
+   * 2): an index or bloom block is read on every get, and MEMORY's order is consulted only when
+   * the in-memory share is over its target.
+   */
+  static final int MEMORY_HIT_SAMPLE = 64;
   private final FileRegistry files = new FileRegistry();
   private final AtomicLong unexpectedFailures = new AtomicLong();
   private final AtomicLong lastUnexpectedLog = new AtomicLong();
@@ -306,7 +313,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
     boolean sample = recordHits && (queue == Node.PROTECTED || queue == Node.MEMORY)
         && policy.quiet();
     boolean record = sample
-        ? (ThreadLocalRandom.current().nextInt() & (HOT_HIT_SAMPLE - 1)) == 0
+        ? (ThreadLocalRandom.current().nextInt() & (sampleRate(node) - 1)) == 0
         : recordHits || queue == Node.PROBATION;
     if (record && node.sampled != sample) {
       node.sampled = sample; // written only when it changes: hot nodes stay read-shared
@@ -319,6 +326,14 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
       }
       drainWrites();
     }
+  }
+
+  /**
+   * How many hits a sampled hit on {@code node} stands for: {@value #MEMORY_HIT_SAMPLE} on an
+   * in-memory or meta block (MEMORY, where it stays until removed), else {@value #HOT_HIT_SAMPLE}.
+   */
+  static int sampleRate(Node node) {
+    return node.inMemory ? MEMORY_HIT_SAMPLE : HOT_HIT_SAMPLE;
   }
 
   private void drainReads() {

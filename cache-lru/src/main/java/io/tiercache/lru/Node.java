@@ -47,9 +47,14 @@ final class Node {
   volatile boolean queued;
   /**
    * Whether the last hit offered to the read buffer was one of a sample (a quiet L1 records one
-   * in {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED and MEMORY blocks), so the policy counts
-   * it that many times. Written without a lock by the hit, read under the eviction lock by the
-   * drain: a hint, as the buffer's events are.
+   * in {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED blocks, one in
+   * {@value LruTier#MEMORY_HIT_SAMPLE} on MEMORY blocks), so the policy counts it that many times
+   * ({@link LruTier#sampleRate}). Written without a lock by the hit, read under the eviction lock
+   * by the drain: a hint, as the buffer's events are. It is the node's, not each recorded hit's:
+   * when the L1 turns quiet, the node's hits still waiting in the buffer from before count as
+   * sampled too (at most a stripe's depth per stripe, once per change of state; the other way,
+   * waiting sampled hits count once). The climber and the quiet period see that as a short burst
+   * of hits; the sketch's counters stop at 15.
    */
   boolean sampled;
   Node prev;

@@ -233,8 +233,9 @@ final class Policy {
    * Whether inserts, the misses that can evict, have been rare (under 1 in
    * {@value #QUIET_MISS_RATIO} requests) over the last completed period of {@value #QUIET_PERIOD}
    * requests (hits, weighted, and inserts): the L1 then records only one in
-   * {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED and MEMORY blocks (see
-   * {@link LruTier}'s class comment). Written under the eviction lock, read by every hit.
+   * {@value LruTier#HOT_HIT_SAMPLE} hits on PROTECTED blocks and one in
+   * {@value LruTier#MEMORY_HIT_SAMPLE} on MEMORY blocks (see {@link LruTier}'s class comment).
+   * Written under the eviction lock, read by every hit.
    */
   boolean quiet() {
     return quiet;
@@ -310,14 +311,15 @@ final class Policy {
 
   /**
    * Records a hit on {@code n}, drained from the read buffer. A hit recorded as one of a sample
-   * ({@link Node#sampled}) stands for {@value LruTier#HOT_HIT_SAMPLE} hits: it counts that many
-   * for the window's climber and the quiet period, and adds that many to the sketch's counters
-   * (capped at 15). A hit on a PROBATION block promotes it to PROTECTED, which may demote
-   * PROTECTED's oldest ({@link #demoteProtectedOverTarget}).
+   * ({@link Node#sampled}) stands for {@link LruTier#sampleRate} hits ({@value
+   * LruTier#HOT_HIT_SAMPLE} on a PROTECTED block, {@value LruTier#MEMORY_HIT_SAMPLE} on a MEMORY
+   * one): it counts that many for the window's climber and the quiet period, and adds that many
+   * to the sketch's counters (capped at 15). A hit on a PROBATION block promotes it to PROTECTED,
+   * which may demote PROTECTED's oldest ({@link #demoteProtectedOverTarget}).
    */
   void onAccess(Node n) {
     accessesApplied++;
-    int hits = n.sampled ? LruTier.HOT_HIT_SAMPLE : 1;
+    int hits = n.sampled ? LruTier.sampleRate(n) : 1;
     climber.hit(hits);
     countForQuiet(hits, 0);
     climb();

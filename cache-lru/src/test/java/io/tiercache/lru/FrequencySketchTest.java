@@ -39,11 +39,24 @@ class FrequencySketchTest {
     s.increment(1, 8);
     assertEquals(8, s.frequency(1));
     SplittableRandom rnd = new SplittableRandom(13);
-    // 200 weighted increments of other keys: 1,608 additions, past the period once
+    // 200 weighted increments of other keys: up to 1,608 additions, past the period once
     for (int i = 0; i < 200; i++) {
       s.increment(rnd.nextInt() | 2, 8);
     }
     assertTrue(s.frequency(1) <= 7, "halved once the weighted additions reach the period");
+  }
+
+  @Test
+  void weightedIncrement_countsOnlyWhatTheCapLetsItAdd() {
+    FrequencySketch s = new FrequencySketch();
+    s.ensureCapacity(64); // width 128 -> halves after 1280 additions
+    s.increment(1, 15);
+    SplittableRandom rnd = new SplittableRandom(17);
+    // 30 other keys, 64 each: their counters stop at 15, so at most 450 additions, not 1,920
+    for (int i = 0; i < 30; i++) {
+      s.increment(rnd.nextInt() | 2, 64);
+    }
+    assertEquals(15, s.frequency(1), "not halved: the period counted what the counters grew");
   }
 
   @Test

@@ -7,13 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tiercache.core.contract.TestBlocks;
+import java.util.Iterator;
 import java.util.SplittableRandom;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockPriority;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
+import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.junit.jupiter.api.Test;
 
 /**
- * A quiet L1 (misses under 1 % of requests) samples the hits on its PROTECTED and MEMORY blocks;
- * a busy one records every hit.
+ * A quiet L1 (misses under 1 % of requests) samples the hits on its PROTECTED blocks (one in 8)
+ * and MEMORY blocks (one in 64); a busy one records every hit.
  */
 class LruTierQuietHitsTest {
   private static final int BLOCK = 4 * 1024;
@@ -44,6 +51,16 @@ class LruTierQuietHitsTest {
         read(t, id);
       }
     }
+  }
+
+  private static BlockPriority priorityOf(LruTier t, BlockCacheKey key) {
+    for (Iterator<CachedBlock> it = t.iterator(); it.hasNext();) {
+      CachedBlock b = it.next();
+      if (b.getFilename().equals(key.getHfileName()) && b.getOffset() == key.getOffset()) {
+        return b.getBlockPriority();
+      }
+    }
+    return null;
   }
 
   @Test
@@ -97,6 +114,44 @@ class LruTierQuietHitsTest {
       kept += t.containsBlock(key(id)) ? 1 : 0;
     }
     assertEquals(BLOCKS / 4, kept, "hot blocks kept after the scan (seed " + SEED + ")");
+    t.checkInvariants();
+  }
+
+  @Test
+  void quietTier_recordsOneMetaHitIn64_andOneProtectedHitIn8() {
+    LruTier t = tier();
+    warm(t);
+    BlockCacheKey meta = TestBlocks.key("meta", 0, BlockType.LEAF_INDEX);
+    HFileBlock index = TestBlocks.heap("meta", 0, BLOCK, BlockType.LEAF_INDEX);
+    t.cacheBlock(meta, index, true);
+    SplittableRandom rnd = new SplittableRandom(SEED);
+    int reads = 0;
+    while (!t.quiet() && reads < 200_000) {
+      read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4));
+      reads++;
+    }
+    assertTrue(t.quiet(), "seed " + SEED);
+    long hot = 2 * BLOCKS - BLOCKS / 4; // promoted by warm() or the busy reads above
+    assertEquals(BlockPriority.MULTI, priorityOf(t, key(hot)), "hot block in PROTECTED");
+    assertEquals(BlockPriority.MEMORY, priorityOf(t, meta), "meta block in MEMORY");
+    int hits = 6_400;
+    long before = t.appliedHits(true);
+    for (int i = 0; i < hits; i++) {
+      Cacheable got = t.getBlock(meta, true, false, true);
+      assertTrue(got != null, "meta block cached");
+      got.release();
+    }
+    long metaApplied = t.appliedHits(true) - before;
+    before = t.appliedHits(true);
+    for (int i = 0; i < hits; i++) {
+      assertTrue(read(t, hot));
+    }
+    long hotApplied = t.appliedHits(true) - before;
+    assertTrue(t.quiet(), "still quiet");
+    // Binomial: 100 +- 10 of 6,400 at 1/64, 800 +- 26 at 1/8 (ThreadLocalRandom: no seed; the
+    // bounds are five standard deviations and more away).
+    assertTrue(metaApplied >= 50 && metaApplied <= 160, "meta hits applied: " + metaApplied);
+    assertTrue(hotApplied >= 650 && hotApplied <= 950, "PROTECTED hits applied: " + hotApplied);
     t.checkInvariants();
   }
 }
