@@ -53,6 +53,17 @@ class LruTierQuietHitsTest {
     }
   }
 
+  /** Reads the newest quarter of warm()'s blocks (all hits) until the tier turns quiet. */
+  private static void readHotQuarterUntilQuiet(LruTier t) {
+    SplittableRandom rnd = new SplittableRandom(SEED);
+    int reads = 0;
+    while (!t.quiet() && reads < 200_000) {
+      read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4));
+      reads++;
+    }
+    assertTrue(t.quiet(), "still busy after " + reads + " hits (seed " + SEED + ")");
+  }
+
   private static BlockPriority priorityOf(LruTier t, BlockCacheKey key) {
     for (Iterator<CachedBlock> it = t.iterator(); it.hasNext();) {
       CachedBlock b = it.next();
@@ -97,13 +108,7 @@ class LruTierQuietHitsTest {
   void quietTier_keepsItsHotBlocks_againstAScanOfNewBlocks() {
     LruTier t = tier();
     warm(t);
-    SplittableRandom rnd = new SplittableRandom(SEED);
-    int reads = 0;
-    while (!t.quiet() && reads < 200_000) {
-      read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4));
-      reads++;
-    }
-    assertTrue(t.quiet(), "seed " + SEED);
+    readHotQuarterUntilQuiet(t);
     // The hot quarter was read thousands of times, recorded one time in eight: its sampled hits
     // still count eight each, so a one-pass scan of new blocks does not displace it.
     for (long id = 20 * BLOCKS; id < 22 * BLOCKS; id++) {
@@ -124,13 +129,7 @@ class LruTierQuietHitsTest {
     BlockCacheKey meta = TestBlocks.key("meta", 0, BlockType.LEAF_INDEX);
     HFileBlock index = TestBlocks.heap("meta", 0, BLOCK, BlockType.LEAF_INDEX);
     t.cacheBlock(meta, index, true);
-    SplittableRandom rnd = new SplittableRandom(SEED);
-    int reads = 0;
-    while (!t.quiet() && reads < 200_000) {
-      read(t, 2 * BLOCKS - 1 - rnd.nextInt(BLOCKS / 4));
-      reads++;
-    }
-    assertTrue(t.quiet(), "seed " + SEED);
+    readHotQuarterUntilQuiet(t);
     long hot = 2 * BLOCKS - BLOCKS / 4; // promoted by warm() or the busy reads above
     assertEquals(BlockPriority.MULTI, priorityOf(t, key(hot)), "hot block in PROTECTED");
     assertEquals(BlockPriority.MEMORY, priorityOf(t, meta), "meta block in MEMORY");
