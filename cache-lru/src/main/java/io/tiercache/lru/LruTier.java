@@ -165,7 +165,7 @@ public final class LruTier implements FirstLevelBlockCache, CacheTier, Publishes
   /**
    * A quiet L1 records one in this many hits on MEMORY (in-memory and meta) blocks (a power of
    * 2): an index or bloom block is read on every get, and MEMORY's order is consulted only when
-   * the in-memory share is over its target.
+   * MEMORY is the share that gives way.
    */
   static final int MEMORY_HIT_SAMPLE = 64;
   private final FileRegistry files = new FileRegistry();
