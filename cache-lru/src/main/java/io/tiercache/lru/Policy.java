@@ -313,9 +313,9 @@ final class Policy {
    * Records a hit on {@code n}, drained from the read buffer. A hit recorded as one of a sample
    * ({@link Node#sampled}) stands for {@link LruTier#sampleRate} hits
    * ({@value LruTier#HOT_HIT_SAMPLE} on a PROTECTED block, {@value LruTier#MEMORY_HIT_SAMPLE} on a
-   * MEMORY one): it counts that many for the window's climber and the quiet period, and adds that many
-   * to the sketch's counters (capped at 15). A hit on a PROBATION block promotes it to PROTECTED,
-   * which may demote PROTECTED's oldest ({@link #demoteProtectedOverTarget}).
+   * MEMORY one): it counts that many for the window's climber and the quiet period, and adds that
+   * many to the sketch's counters (capped at 15). A hit on a PROBATION block promotes it to
+   * PROTECTED, which may demote PROTECTED's oldest ({@link #demoteProtectedOverTarget}).
    */
   void onAccess(Node n) {
     accessesApplied++;
