@@ -53,14 +53,14 @@ import picocli.CommandLine;
  *   <li>{@code tiercache}: {@code TieredRegionServer} installing {@code TieredBlockCache}, same
  *       split and the same {@code hbase.bucketcache.*} keys.</li>
  * </ul>
- * Each run loads PE's table ({@code sequentialWrite}, 26-byte keys, 1000-byte values, no WAL)
- * to {@code ratio} times the cache budget (40 MB by default), flushes it, warms up with one
- * {@code randomRead} pass, then measures a second. Hit ratios are the cache's own counters over
- * the measured pass. Each subject and ratio runs in a fresh JVM with this JVM's flags. PE's
- * clients pick rows with unseeded randoms, so runs are not repeatable request for request;
- * compare subjects of the same run, and, since a pair of runs moves by up to a quarter from one
- * run to the next, over several rounds ({@code --rounds}: the subjects' order alternates from
- * round to round, and the report gives the ratios' median, geometric mean and range).
+ * Each run loads PE's table ({@code sequentialWrite}, 26-byte keys, 1000-byte values, no WAL) to
+ * {@code ratio} times the cache budget (40 MB by default), flushes it, warms up with one {@code
+ * randomRead} pass (or {@code --warmups N}), then measures one more. Hit ratios are the cache's own
+ * counters over the measured pass. Each subject and ratio runs in a fresh JVM with this JVM's
+ * flags. PE's clients pick rows with unseeded randoms, so runs are not repeatable request for
+ * request; compare subjects of the same run, and, since a pair of runs moves by up to a quarter
+ * from one run to the next, over several rounds ({@code --rounds}: the subjects' order alternates
+ * from round to round, and the report gives the ratios' median, geometric mean and range).
  *
  * <pre>
  * java -Xms3g -Xmx3g -XX:MaxDirectMemorySize=2g -jar benchmarks/target/benchmarks.jar real-hbase
@@ -79,6 +79,7 @@ public final class RealHBase {
   private final int clients;
   private final Path workDir;
   private int rounds = 1;
+  private int warmups = 1;
 
   RealHBase(long cacheBytes, int[] ratios, List<String> subjects, long gets, int clients,
       Path workDir) {
@@ -99,6 +100,18 @@ public final class RealHBase {
       throw new IllegalArgumentException("--rounds is " + n + "; expected at least 1");
     }
     this.rounds = n;
+    return this;
+  }
+
+  /**
+   * Runs {@code n} unmeasured {@code randomRead} passes before the measured one: the JIT is still
+   * compiling HBase's get path during a pass after a single warm-up (docs/benchmarks.md).
+   */
+  RealHBase warmups(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("--warmups is " + n + "; expected at least 1");
+    }
+    this.warmups = n;
     return this;
   }
 
@@ -139,6 +152,10 @@ public final class RealHBase {
             + "HBase ratios and their median, geometric mean and range.")
     int rounds;
 
+    @CommandLine.Option(names = "--warmups", paramLabel = "N", defaultValue = "1",
+        description = "Unmeasured randomRead passes before the measured one.")
+    int warmups;
+
     @CommandLine.Option(names = "--out", paramLabel = "DIR",
         defaultValue = "benchmarks/target/real-hbase", description = "Where the report goes.")
     Path out;
@@ -159,10 +176,15 @@ public final class RealHBase {
         throw new CommandLine.ParameterException(spec.commandLine(),
             "--rounds is " + rounds + "; expected at least 1");
       }
+      if (warmups < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--warmups is " + warmups + "; expected at least 1");
+      }
       int[] r = ratios != null ? ratios : quick ? new int[] {3} : new int[] {3, 9};
       long g = gets != null ? gets : quick ? 4_000 : 20_000;
       try {
-        RealHBase bench = new RealHBase(cacheMb << 20, r, subjects, g, 2, out).rounds(rounds);
+        RealHBase bench = new RealHBase(cacheMb << 20, r, subjects, g, 2, out).rounds(rounds)
+            .warmups(warmups);
         if (child != null) {
           bench.runChild(child, r[0]);
         } else {
@@ -215,7 +237,8 @@ public final class RealHBase {
           cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
           cmd.addAll(Arrays.asList("-jar", jar, "real-hbase", "--child", subject, "--ratios",
               Integer.toString(ratio), "--cache-mb", Long.toString(cacheMb), "--gets",
-              Long.toString(gets), "--out", workDir.toString()));
+              Long.toString(gets), "--warmups", Integer.toString(warmups), "--out",
+              workDir.toString()));
           Path rowFile = rowFile(subject, ratio);
           Files.deleteIfExists(rowFile); // an earlier round's row must not pass for this one's
           Process p = new ProcessBuilder(cmd).inheritIO().start();
@@ -350,7 +373,9 @@ public final class RealHBase {
       String[] read = {"--nomapred", "--latency", "--rows=" + loadRows / clients,
           "--sampleRate=" + sampleRate(readEvery(loadRows, gets)), "randomRead",
           Integer.toString(clients)};
-      PeRunner.run(conf, read); // warm-up pass
+      for (int i = 0; i < warmups; i++) {
+        PeRunner.run(conf, read); // warm-up passes
+      }
       long[] before = counters(cache);
       long[] workBefore = work(cache);
       ClientResult[] results = PeRunner.run(conf, read);

@@ -4,6 +4,7 @@
 package io.tiercache.bench.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,6 +47,15 @@ class RealHBaseSmokeTest {
     assertEquals(List.of("tiercache", "hbase-combined"), bench.roundOrder(2));
     assertEquals(List.of("hbase-combined", "tiercache"), bench.roundOrder(3));
     assertThrows(IllegalArgumentException.class, () -> bench.rounds(0));
+  }
+
+  @Test
+  void warmups_belowOne_isRefusedNamingTheOption() {
+    RealHBase bench = new RealHBase(32L << 20, new int[] {3}, List.of("tiercache"), 600, 2, dir);
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> bench.warmups(0));
+    assertTrue(e.getMessage().contains("--warmups is 0"), e.getMessage());
+    assertSame(bench, bench.warmups(2));
   }
 
   @Test
