@@ -38,6 +38,7 @@ public final class BucketTierMetrics implements TierMetrics {
     out.add(Metrics.SLABS, o.totalSlabs());
     out.add(Metrics.FREE_SLABS, o.freeSlabs());
     out.add(Metrics.ADMISSION_LENIENCY, tier.admission().leniency());
+    out.add(Metrics.ADMISSION_LENIENCY_REREAD, tier.admission().rereadLeniency());
     out.add(Metrics.ADMISSION_MARGIN, tier.admission().margin());
     out.add(Metrics.UTILISATION, o.utilisation());
     long held = (long) (o.totalSlabs() - o.freeSlabs()) * o.slabSize();

@@ -120,7 +120,10 @@ class BucketTierAdmissionTest {
     double tinyLfu = hotHitRatioAfterScan(engine, "tinylfu", 0);
     assertTrue(all < 0.2, engine + ": with all and one plain CLOCK the scan flushed the hot set, "
         + "hit ratio " + all);
-    assertTrue(tinyLfu > 0.95, engine + ": with tinylfu the hot set stayed, hit ratio " + tinyLfu);
+    // a fresh filter lets in half the first reads that lose (Admission.START) until it learns
+    // that they do not come back: the scan went through half the hot set's slots, not all
+    assertTrue(tinyLfu > 0.4, engine + ": with tinylfu half the hot set stayed, hit ratio "
+        + tinyLfu);
     double allProtected = hotHitRatioAfterScan(engine, "all", 80);
     assertTrue(allProtected > 0.95, engine + ": with all, the protected segment kept the hot set "
         + "(read four times) while the scan went through probation, hit ratio " + allProtected);
@@ -214,9 +217,10 @@ class BucketTierAdmissionTest {
   /**
    * Two readers scanning the same blocks one after the other: each block is read twice in quick
    * succession, then not again. Plain TinyLFU turns each away at its first read (it loses to the
-   * blocks read three times), so the second read misses as well; the misses on blocks it turned
-   * away, while the blocks pushed out for the few it lets in are never read again, make the
-   * filter lenient, and the second reads then hit.
+   * blocks read three times), so the second read misses as well; the filter starts by letting in
+   * half of such first reads, and the misses on those it turned away, while the blocks pushed out
+   * for the ones it let in are never read again, make it more lenient, and the second reads then
+   * hit.
    */
   /** Reads block {@code i} of the scanned file twice; whether the second read hit. */
   private static boolean readTwice(BucketTier t, int i) {
@@ -232,18 +236,21 @@ class BucketTierAdmissionTest {
       fill(t, "old", 3);
       Admission a = t.admission();
       int i = 0;
+      int early = 0;
       for (; i < 100; i++) {
-        assertFalse(readTwice(t, i), "plain TinyLFU at first: the second read misses, pair " + i);
+        early += readTwice(t, i) ? 1 : 0;
       }
-      for (; i < 20_000 && a.leniency() < 0.5; i++) {
+      assertTrue(early >= 40 && early <= 60,
+          "first reads start at a leniency of 1/2: second reads that hit in 100 pairs: " + early);
+      for (; i < 20_000 && a.leniency() < 0.9; i++) {
         readTwice(t, i);
       }
-      assertTrue(a.leniency() >= 0.5, "leniency " + a.leniency() + " after " + i + " pairs");
+      assertTrue(a.leniency() >= 0.9, "leniency " + a.leniency() + " after " + i + " pairs");
       int hits = 0;
       for (int n = 0; n < 500; n++, i++) {
         hits += readTwice(t, i) ? 1 : 0;
       }
-      assertTrue(hits >= 150, "second reads that hit in the next 500 pairs: " + hits);
+      assertTrue(hits >= 400, "second reads that hit in the next 500 pairs: " + hits);
       t.checkInvariants();
     } finally {
       t.shutdown();

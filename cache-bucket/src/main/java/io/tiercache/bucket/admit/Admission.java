@@ -7,6 +7,7 @@ import io.tiercache.core.config.CacheSettings;
 import io.tiercache.core.sketch.FrequencySketch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntSupplier;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 
@@ -27,17 +28,23 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  * colliding keys would keep every candidate out. As in Caffeine, a warm candidate (estimate at
  * least {@value #WARM}) that does not beat its victim is still admitted with probability 1/128.
  *
- * <p>Leniency: a candidate that loses its duel is still admitted at a rate the filter learns
- * from its own mistakes ({@link #LENIENCY}, from 1/64 up to 15/16, spread evenly over the
- * losers). {@link Regrets} remembers each loser it turned away and each victim a lenient
- * admission pushed out; a later miss on one is a regret. Once a generation of such decisions can
- * no longer be regretted, the level rises a step if the turned away came back more than
- * {@value #MARGIN} times as often as the pushed out, and falls one if less than {@value #FALL}
- * times. What it is for: blocks read again soon after their first read and then not for long
- * (two readers scanning the same range a few thousand reads apart), which frequency alone turns
- * away at their first read and recency keeps; on frequency-shaped reads the victims come back
- * at least as often and the level stays at its floor. Measured in docs/benchmarks.md, "The L2's
- * admission learns its leniency".
+ * <p>Leniency: a candidate that loses its duel is still admitted at a rate the filter learns from
+ * its own mistakes ({@link #LENIENCY}, from 1/64 up to 63/64, spread evenly over the losers), one
+ * rate for first reads and one for re-reads ({@link Recency}: whether the read that missed followed
+ * an earlier read of the block within as many lookups as the L2 holds blocks). {@link Regrets}
+ * remembers each loser it turned away and each victim a lenient admission pushed out; a later miss
+ * on one is a regret. Once a generation of such decisions can no longer be regretted, each kind's
+ * level rises a step if its turned away came back more than {@value #MARGIN} times as often as the
+ * victims its lenient admissions pushed out, and falls one if less than {@value #FALL} times. What
+ * it is for: blocks read again soon after their first read and then not for long (two readers
+ * scanning the same range a few thousand reads apart), which frequency alone turns away at their
+ * first read and recency keeps; on frequency-shaped reads the victims come back at least as often
+ * and the levels fall to their floor or hold. Why two: the leading scanner's read is a first read
+ * and comes back soon (the trailing one), the trailing one's is a re-read that does not come back
+ * for a pass; one level wrote both or turned both away, and each of the leading scanner's blocks it
+ * turned away was a miss that slowed the trailing one. First reads start at 1/2 ({@link #START}),
+ * re-reads at the floor. Measured in docs/benchmarks.md, "The L2's admission learns its leniency"
+ * and "First reads and re-reads".
  *
  * <p>Strictness: the other side of the duel. {@link Regrets} also remembers each candidate that
  * won and the victim it beat; a later hit on the winner, or miss on the victim, is a return.
@@ -55,10 +62,10 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  *
  * <h2>Concurrency</h2>
  * Any thread may call any method; the mode is a volatile switched by
- * {@code onConfigurationChange}, read once per decision. The sketch and the regrets are lock
- * free; the levels are atomics changed only under this object's monitor, which the one thread
- * that ends a generation takes once per generation. Losers racing for the even spread may let in
- * one more or one fewer: a shift of one decision.
+ * {@code onConfigurationChange}, read once per decision. The sketch, the recency table and the
+ * regrets are lock free; the levels are atomics changed only under this object's monitor, which
+ * the one thread that ends a generation takes once per generation. Losers racing for the even
+ * spread may let in one more or one fewer: a shift of one decision.
  */
 public final class Admission {
   /** Estimate from which a candidate that loses to its victim is admitted at random. */
@@ -79,9 +86,9 @@ public final class Admission {
   /**
    * The share of candidates that lose their duel and are admitted all the same, in 1/65536, by
    * leniency level: 1/64 (the floor, which samples what a pushed-out victim costs), 1/16, 1/4,
-   * 1/2, 3/4, 15/16.
+   * 1/2, 3/4, 15/16, 63/64 (the top, which samples what a turned-away candidate costs).
    */
-  static final int[] LENIENCY = {1024, 4096, 16384, 32768, 49152, 61440};
+  static final int[] LENIENCY = {1024, 4096, 16384, 32768, 49152, 61440, 64512};
 
   /** How many times likelier to come back the turned away must be than the pushed out. */
   static final double MARGIN = 1.5;
@@ -97,6 +104,21 @@ public final class Admission {
    * level: 0 is Caffeine's rule; at 5 a candidate seen up to 5 times more than its victim loses.
    */
   static final int[] MARGINS = {0, 1, 2, 3, 5};
+
+  /** The two kinds of read a losing candidate's leniency is learned for ({@link Recency}). */
+  static final int FIRST = 0;
+  static final int REREAD = 1;
+
+  /**
+   * The leniency level each kind of read starts at ({@link #LENIENCY}): first reads at 1/2,
+   * re-reads at the floor. A level moves a step per generation of decisions at most, and the
+   * showdown's runs with 500 us misses are a few generations long: first reads started at the
+   * floor, the leading scanner's blocks were turned away while the level climbed and the
+   * {@code scan-64k-3x} cell lost 1.6 pt against {@code all}; started at the top, the
+   * frequency-shaped cells wrote nearly every miss until the level came down (up to 1.00x the
+   * bytes of {@code all}). Measured in docs/benchmarks.md, "First reads and re-reads".
+   */
+  static final int[] START = {3, 0};
 
   /**
    * The strictness rises a level while the winners come back less than this many times as often
@@ -115,19 +137,22 @@ public final class Admission {
   private final FrequencySketch sketch;
   private final IntSupplier random;
   private final Regrets regrets;
-  private final AtomicInteger level = new AtomicInteger();
-  private final AtomicInteger credit = new AtomicInteger();
+  private final Recency recency;
+  /** The leniency level of losing first reads ({@link #FIRST}) and re-reads ({@link #REREAD}). */
+  private final AtomicIntegerArray levels = new AtomicIntegerArray(2);
+  private final AtomicIntegerArray credits = new AtomicIntegerArray(2);
   private final AtomicInteger strictness = new AtomicInteger();
   // guarded by this: winners and the victims they beat, and their returns
   private long won;
   private long beaten;
   private long wonReturns;
   private long beatenReturns;
-  // guarded by this: decisions and regrets of the final generations, older ones halved
-  private long rejected;
-  private long displaced;
-  private long rejectedRegrets;
-  private long displacedRegrets;
+  // guarded by this: decisions and regrets of the final generations, older ones halved, by kind
+  // of read (FIRST, REREAD)
+  private final long[] rejected = new long[2];
+  private final long[] rejectedRegrets = new long[2];
+  private final long[] displaced = new long[2];
+  private final long[] displacedRegrets = new long[2];
   private volatile boolean tinyLfu;
 
   /**
@@ -142,6 +167,9 @@ public final class Admission {
     this.sketch = new FrequencySketch(expectedBlocks, SAMPLE_FACTOR);
     this.random = random;
     this.regrets = new Regrets(expectedBlocks);
+    this.recency = new Recency(expectedBlocks);
+    levels.set(FIRST, START[FIRST]);
+    levels.set(REREAD, START[REREAD]);
     setMode(mode);
   }
 
@@ -158,7 +186,9 @@ public final class Admission {
   /** Counts a lookup of {@code key} (hit or miss). */
   public void lookedUp(BlockCacheKey key) {
     if (tinyLfu) {
-      sketch.increment(hash(key.getHfileName(), key.getOffset()));
+      int h = hash(key.getHfileName(), key.getOffset());
+      sketch.increment(h);
+      recency.lookedUp(h);
     }
   }
 
@@ -217,39 +247,45 @@ public final class Admission {
     if (cf >= WARM && (random.getAsInt() & 127) == 0) {
       return true; // against hash flooding, as admits(int, int)
     }
-    boolean admit = lenient();
-    int done = admit ? regrets.remember(v, Regrets.DISPLACED)
-        : regrets.remember(c, Regrets.REJECTED);
+    int read = recency.reread(c) ? REREAD : FIRST;
+    boolean admit = lenient(read);
+    int done = admit
+        ? regrets.remember(v, read == REREAD ? Regrets.DISPLACED_REREAD : Regrets.DISPLACED)
+        : regrets.remember(c, read == REREAD ? Regrets.REJECTED_REREAD : Regrets.REJECTED);
     if (done >= 0) {
       adapt(done);
     }
     return admit;
   }
 
-  /** Whether this losing candidate is let in at the current leniency (an even spread). */
-  private boolean lenient() {
-    if (credit.addAndGet(LENIENCY[level.get()]) < ONE) {
+  /** Whether this losing candidate is let in at its kind of read's leniency (an even spread). */
+  private boolean lenient(int read) {
+    if (credits.addAndGet(read, LENIENCY[levels.get(read)]) < ONE) {
       return false;
     }
-    credit.addAndGet(-ONE);
+    credits.addAndGet(read, -ONE);
     return true;
   }
 
   /**
    * One step of the strictness (see {@link #STRICT_UP}) once the winners and the victims they
-   * beat each number {@value #MIN_SAMPLES}, and one step of the leniency level, once generation
-   * {@code gen}'s decisions are final: up if
-   * the candidates turned away came back more than {@value #MARGIN} times as often as the
-   * victims pushed out, down if less than {@value #FALL} times (each rate smoothed by one regret
-   * in two decisions). The counts add up over generations until each kind has
+   * beat each number {@value #MIN_SAMPLES}, and one step of each kind of read's leniency level,
+   * once generation {@code gen}'s decisions are final: up if the candidates of that kind turned
+   * away came back more than {@value #MARGIN} times as often as the victims that kind's lenient
+   * admissions pushed out, down if less than {@value #FALL} times (each rate smoothed by one
+   * regret in two decisions). The counts add up over generations until each has
    * {@value #MIN_SAMPLES} decisions; after each step they are halved, so older generations
    * weigh less.
    */
   private synchronized void adapt(int gen) {
-    rejected += regrets.decided(Regrets.REJECTED, gen);
-    displaced += regrets.decided(Regrets.DISPLACED, gen);
-    rejectedRegrets += regrets.regretted(Regrets.REJECTED, gen);
-    displacedRegrets += regrets.regretted(Regrets.DISPLACED, gen);
+    rejected[FIRST] += regrets.decided(Regrets.REJECTED, gen);
+    rejected[REREAD] += regrets.decided(Regrets.REJECTED_REREAD, gen);
+    displaced[FIRST] += regrets.decided(Regrets.DISPLACED, gen);
+    displaced[REREAD] += regrets.decided(Regrets.DISPLACED_REREAD, gen);
+    rejectedRegrets[FIRST] += regrets.regretted(Regrets.REJECTED, gen);
+    rejectedRegrets[REREAD] += regrets.regretted(Regrets.REJECTED_REREAD, gen);
+    displacedRegrets[FIRST] += regrets.regretted(Regrets.DISPLACED, gen);
+    displacedRegrets[REREAD] += regrets.regretted(Regrets.DISPLACED_REREAD, gen);
     won += regrets.decided(Regrets.WON, gen);
     beaten += regrets.decided(Regrets.BEATEN, gen);
     wonReturns += regrets.regretted(Regrets.WON, gen);
@@ -270,31 +306,42 @@ public final class Admission {
       wonReturns /= 2;
       beatenReturns /= 2;
     }
-    if (rejected < MIN_SAMPLES || displaced < MIN_SAMPLES) {
-      return; // too few decisions of one kind to tell the rates apart: add the next generation
-    }
-    double turnedAway = (rejectedRegrets + 1.0) / (rejected + 2.0);
-    double pushedOut = (displacedRegrets + 1.0) / (displaced + 2.0);
-    int l = level.get();
-    if (turnedAway > MARGIN * pushedOut) {
-      if (l < LENIENCY.length - 1) {
-        level.set(l + 1);
+    for (int read = FIRST; read <= REREAD; read++) {
+      if (rejected[read] < MIN_SAMPLES || displaced[read] < MIN_SAMPLES) {
+        continue; // too few decisions of one kind to tell the rates apart: add the next generation
       }
-    } else if (turnedAway < FALL * pushedOut && l > 0) {
-      level.set(l - 1);
+      double turnedAway = (rejectedRegrets[read] + 1.0) / (rejected[read] + 2.0);
+      double pushedOut = (displacedRegrets[read] + 1.0) / (displaced[read] + 2.0);
+      int l = levels.get(read);
+      if (turnedAway > MARGIN * pushedOut) {
+        if (l < LENIENCY.length - 1) {
+          levels.set(read, l + 1);
+        }
+      } else if (turnedAway < FALL * pushedOut && l > 0) {
+        levels.set(read, l - 1);
+      }
+      rejected[read] /= 2;
+      displaced[read] /= 2;
+      rejectedRegrets[read] /= 2;
+      displacedRegrets[read] /= 2;
     }
-    rejected /= 2;
-    displaced /= 2;
-    rejectedRegrets /= 2;
-    displacedRegrets /= 2;
   }
 
   /**
-   * The share of candidates that lose their duel and are admitted all the same: learned in
-   * {@code tinylfu} mode ({@code 1/64} to {@code 15/16}), 1 in {@code all} mode.
+   * The share of candidates on their first read that lose their duel and are admitted all the
+   * same: learned in {@code tinylfu} mode ({@code 1/64} to {@code 63/64}), 1 in {@code all} mode.
    */
   public double leniency() {
-    return tinyLfu ? LENIENCY[level.get()] / (double) ONE : 1.0;
+    return leniency(FIRST);
+  }
+
+  /** As {@link #leniency()}, for candidates whose read is a re-read ({@link Recency}). */
+  public double rereadLeniency() {
+    return leniency(REREAD);
+  }
+
+  private double leniency(int read) {
+    return tinyLfu ? LENIENCY[levels.get(read)] / (double) ONE : 1.0;
   }
 
   /**
@@ -312,7 +359,7 @@ public final class Admission {
 
   /** Heap bytes of the sketch and of the memory of decisions. */
   public long heapBytes() {
-    return sketch.heapBytes() + regrets.heapBytes();
+    return sketch.heapBytes() + regrets.heapBytes() + recency.heapBytes();
   }
 
   static int hash(String file, long offset) {

@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * full, at most {@value #MAX_SIZE}); a key's hash picks its entry, a newer key overwrites an
  * older one (the memory is lossy, not wrong: a lost ghost is a regret not counted):
  * <pre>
- *   int = | tag (24 bits) | kind (2 bits) | generation (6 bits) |
+ *   int = | tag (23 bits) | kind (3 bits) | generation (6 bits) |
  * </pre>
- * The tag is a second hash of the key, so a false match needs a 24-bit collision within one
+ * The tag is a second hash of the key, so a false match needs a 23-bit collision within one
  * entry. A {@code generation} ends every {@code size / 2} remembered decisions; an entry counts
  * only in its own generation and the next, so a key is remembered for between {@code size / 2}
  * and {@code size} decisions of any kind: the same horizon for every kind, about as long as
@@ -46,7 +46,11 @@ final class Regrets {
   static final int WON = 2;
   /** The victim such a candidate displaced: its return is a miss, as for the first two. */
   static final int BEATEN = 3;
-  static final int KINDS = 4;
+  /** A candidate turned away whose read was a re-read ({@link Recency}); REJECTED: a first read. */
+  static final int REJECTED_REREAD = 4;
+  /** A victim a re-read's lenient admission pushed out; DISPLACED: a first read's. */
+  static final int DISPLACED_REREAD = 5;
+  static final int KINDS = 6;
 
   /** Largest table: 16 MB of heap. */
   static final int MAX_SIZE = 1 << 22;
@@ -55,7 +59,7 @@ final class Regrets {
   private static final int GEN_BITS = 6;
   private static final int GEN_MASK = (1 << GEN_BITS) - 1;
   private static final int KIND_SHIFT = GEN_BITS;
-  private static final int KIND_MASK = 3 << KIND_SHIFT;
+  private static final int KIND_MASK = 7 << KIND_SHIFT;
   private static final int GENERATIONS = 1 << GEN_BITS;
 
   private final AtomicIntegerArray table;
@@ -70,19 +74,15 @@ final class Regrets {
 
   /** @param expectedBlocks blocks the L2 holds when full */
   Regrets(long expectedBlocks) {
-    long want = Math.max(MIN_SIZE, Math.min(MAX_SIZE, expectedBlocks));
-    int size = Integer.highestOneBit((int) want);
-    if (size < want) {
-      size <<= 1;
-    }
+    int size = tableSize(expectedBlocks);
     this.table = new AtomicIntegerArray(size);
     this.mask = size - 1;
     this.generationLength = size / 2;
   }
 
   /**
-   * Remembers that {@code hash}'s key was turned away ({@link #REJECTED}) or pushed out
-   * ({@link #DISPLACED}).
+   * Remembers that {@code hash}'s key was turned away ({@link #REJECTED},
+   * {@link #REJECTED_REREAD}) or pushed out ({@link #DISPLACED}, {@link #DISPLACED_REREAD}).
    *
    * @return the generation whose decisions this call made final (its horizon is over: no later
    *     regret can count against it), or -1; see {@link #decided} and {@link #regretted}
@@ -165,7 +165,7 @@ final class Regrets {
     return kind;
   }
 
-  /** Decisions remembered so far (both kinds). */
+  /** Decisions remembered so far (turned away and pushed out). */
   long decisions() {
     return decisions.get();
   }
@@ -187,7 +187,19 @@ final class Regrets {
     return (spread * 0x9E3779B9) & ~(KIND_MASK | GEN_MASK);
   }
 
-  private static int spread(int x) {
+  /**
+   * The entries of a direct-mapped table with one per block the L2 holds when full: the power of
+   * two at or above {@code expectedBlocks}, from {@value #MIN_SIZE} to {@value #MAX_SIZE}
+   * (shared with {@link Recency}).
+   */
+  static int tableSize(long expectedBlocks) {
+    long want = Math.max(MIN_SIZE, Math.min(MAX_SIZE, expectedBlocks));
+    int size = Integer.highestOneBit((int) want);
+    return size < want ? size << 1 : size;
+  }
+
+  /** Mixes a key's hash before it picks an entry (shared with {@link Recency}). */
+  static int spread(int x) {
     x = ((x >>> 16) ^ x) * 0x45d9f3b;
     x = ((x >>> 16) ^ x) * 0x45d9f3b;
     return (x >>> 16) ^ x;

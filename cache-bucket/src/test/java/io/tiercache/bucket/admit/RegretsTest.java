@@ -16,11 +16,18 @@ class RegretsTest {
     Regrets r = new Regrets(1000);
     r.remember(11, Regrets.REJECTED);
     r.remember(22, Regrets.DISPLACED);
+    r.remember(44, Regrets.REJECTED_REREAD);
+    r.remember(55, Regrets.DISPLACED_REREAD);
     assertEquals(-1, r.regret(33), "never remembered");
     assertEquals(Regrets.REJECTED, r.regret(11));
     assertEquals(-1, r.regret(11), "a regret is counted once");
     assertEquals(Regrets.DISPLACED, r.regret(22));
     assertEquals(-1, r.regret(22));
+    assertEquals(-1, r.hit(44), "a hit counts winners only");
+    assertEquals(Regrets.REJECTED_REREAD, r.regret(44), "the kind's third bit is kept");
+    assertEquals(Regrets.DISPLACED_REREAD, r.regret(55));
+    assertEquals(1, r.decided(Regrets.REJECTED_REREAD, 0));
+    assertEquals(1, r.regretted(Regrets.DISPLACED_REREAD, 0));
   }
 
   @Test

@@ -79,8 +79,12 @@ public final class Metrics {
   public static final Metric FREE_SLABS = define("l2_freeSlabs", Kind.GAUGE, "slabs",
       "Slabs no size class holds.");
   public static final Metric ADMISSION_LENIENCY = define("l2_admissionLeniency", Kind.GAUGE,
-      "ratio 0-1", "Share of new data blocks that lose their admission duel and are written all "
-          + "the same, as the filter learned it (1/64 to 15/16; 1 with admission all).");
+      "ratio 0-1", "Share of new data blocks on their first read (none within as many lookups "
+          + "as the L2 holds blocks) that lose their admission duel and are written all the "
+          + "same, as the filter learned it (1/64 to 63/64; 1 with admission all).");
+  public static final Metric ADMISSION_LENIENCY_REREAD = define("l2_admissionLeniencyReread",
+      Kind.GAUGE, "ratio 0-1", "As l2_admissionLeniency, for new data blocks read again within "
+          + "as many lookups as the L2 holds blocks (1/64 to 63/64; 1 with admission all).");
   public static final Metric ADMISSION_MARGIN = define("l2_admissionMargin", Kind.GAUGE,
       "sketch counts", "How much a new data block's estimated frequency must exceed that of the "
           + "block it would displace to win its admission duel, as the filter learned it (0, "
