@@ -50,7 +50,8 @@ final class Recency {
 
   /**
    * @param expectedBlocks blocks the L2 holds when full: the table's size and the window (a
-   *     block read again within as many lookups as the L2 holds blocks counts as re-read)
+   *     block read again within as many lookups as the L2 holds blocks, at least 1,024, counts
+   *     as re-read)
    */
   Recency(long expectedBlocks) {
     int size = Regrets.tableSize(expectedBlocks);
